@@ -1,0 +1,29 @@
+// The table of `agtmux` subcommands. Each entry's setup lives in the file of
+// its feature (cli/cmd_*.cc, wrap/, ...); this file only lists them.
+#include "cli/command.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+namespace agt::cli {
+namespace {
+
+CommandSpec VersionCommand() {
+  return {"version", "Print the agtmux version", [](CLI::App*) -> Runner {
+            return [] {
+              std::printf("agtmux %s\n", AGTMUX_VERSION);
+              return 0;
+            };
+          }};
+}
+
+}  // namespace
+
+const std::vector<CommandSpec>& Commands() {
+  static const std::vector<CommandSpec> table = {
+      VersionCommand(),
+  };
+  return table;
+}
+
+}  // namespace agt::cli

@@ -1,0 +1,75 @@
+// The canonical vocabulary every part of agtmux shares: the seven pane
+// states and their precedence, the four event sources and the column each
+// one shows as, confidence levels, and the detail a waiting state carries.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agt::core {
+
+/// Nanoseconds since the Unix epoch (wall clock) unless a name says otherwise.
+using TimeNs = int64_t;
+constexpr TimeNs kNsPerMs = 1'000'000;
+constexpr TimeNs kNsPerSec = 1'000'000'000;
+
+/// Canonical states (spec §4). Declared in precedence order, highest first.
+enum class State : uint8_t {
+  kError,
+  kWaitingApproval,
+  kWaitingInput,
+  kRunning,
+  kCompleted,
+  kIdle,
+  kUnknown,
+};
+constexpr int kStateCount = 7;
+
+/// Wire name: "error", "waiting_approval", ...
+std::string_view StateName(State s);
+/// Inverse of StateName; nullopt for anything else.
+std::optional<State> ParseState(std::string_view name);
+/// Higher number = higher precedence (error = 6 ... unknown = 0).
+int StatePrecedence(State s);
+/// True for waiting_approval and waiting_input.
+bool NeedsAction(State s);
+
+/// Where an event came from (envelope `source`).
+enum class Source : uint8_t { kHook, kNotify, kWrapper, kPoller };
+constexpr int kSourceCount = 4;
+
+std::string_view SourceName(Source s);  // "hook", "notify", "wrapper", "poller"
+std::optional<Source> ParseSource(std::string_view name);
+/// The SOURCE column: wrapper -> "PTY", hook/notify -> "HOOK", poller -> "CAP".
+std::string_view SourceColumn(Source s);
+
+enum class Confidence : uint8_t { kLow, kMedium, kHigh };
+std::string_view ConfidenceName(Confidence c);  // "low", "medium", "high"
+std::optional<Confidence> ParseConfidence(std::string_view name);
+
+/// What a waiting state is waiting on (seed 003's state file).
+struct WaitingDetail {
+  std::string approval_type;         // shell, file_edit, mcp, network, plan, user_question, ...
+  std::string details;               // the question or the command shown
+  std::vector<std::string> choices;  // option labels, in screen order
+  bool multi_select = false;
+  int cursor_position = 0;           // 1-based; 0 = unknown
+  bool operator==(const WaitingDetail&) const = default;
+  bool empty() const { return approval_type.empty() && details.empty() && choices.empty(); }
+};
+
+/// One source's opinion of a pane's state, with its evidence (spec §3).
+struct Signal {
+  State state = State::kUnknown;
+  std::string reason_code;            // required when state == unknown
+  Confidence confidence = Confidence::kLow;
+  std::string rule_id;                // pattern rule or hook event that decided
+  std::string evidence;               // the matched line, redacted
+  WaitingDetail detail;               // for waiting states
+  bool operator==(const Signal&) const = default;
+};
+
+}  // namespace agt::core
