@@ -1,0 +1,81 @@
+// The state engine: a pure, deterministic function of the events it is fed
+// (spec §4, §5). No clock, no I/O: `now` is an argument, and the same
+// multiset of events (with their ingested_at) gives the same final states
+// whatever order they arrive in (NFR-8).
+//
+// Resolution order for each event: dedupe -> order check against the
+// per-(runtime, source) cursor -> runtime guard -> freshness/TTL ->
+// supersession between sources -> precedence among the fresh candidates.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "state/model.h"
+
+namespace agt::state {
+
+struct EngineOptions {
+  TimeNs skew_budget = 10 * core::kNsPerSec;         // effective_event_time
+  TimeNs completed_to_idle = 120 * core::kNsPerSec;  // demotion_due threshold
+  TimeNs bind_window = 5 * core::kNsPerSec;          // start_hint tolerance
+  TimeNs pending_bind_ttl = 10 * core::kNsPerSec;    // inbox -> bind_ttl_expired
+  /// Per-source signal TTL (0 = no age limit; liveness is then the
+  /// reconciler's job through stale_detected). Indexed by Source.
+  std::array<TimeNs, core::kSourceCount> signal_ttl = {0, 0, 0, 0};
+};
+
+/// Everything the engine holds; the store can rebuild it at start-up.
+struct EngineSnapshot {
+  std::vector<Runtime> runtimes;
+  std::vector<Cursor> cursors;
+  std::vector<PaneState> states;
+  std::vector<InboxEntry> pending;       // only kPendingBind entries
+  std::vector<std::pair<std::string, TargetHealth>> target_health;
+  std::vector<std::pair<Candidate, std::string>> candidates;  // (candidate, runtime_id)
+  std::vector<std::string> dedupe_keys;  // "runtime\x1fsource\x1fkey" of stored events
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Applies one event; `e.ingested_at` must be set (the daemon stamps it).
+  /// `now` is the daemon's time for this loop iteration.
+  Effects Apply(const Event& e, TimeNs now);
+
+  /// Time-driven work that is not an event: expires pending binds older than
+  /// the TTL (bind_ttl_expired). Demotion and staleness are NOT done here:
+  /// the reconciler asks `DueDemotions` and sends demotion_due events.
+  Effects Tick(TimeNs now);
+
+  /// Panes whose state is `completed` for longer than completed_to_idle, with
+  /// the state_version the demotion must guard on.
+  struct Demotion {
+    std::string target_id, pane_id, runtime_id;
+    int64_t state_version;
+  };
+  std::vector<Demotion> DueDemotions(TimeNs now) const;
+
+  const PaneState* FindPane(const std::string& target_id, const std::string& pane_id) const;
+  const Runtime* FindRuntime(const std::string& runtime_id) const;
+  const Runtime* ActiveRuntime(const std::string& target_id, const std::string& pane_id) const;
+  /// Every source's latest opinion for a runtime (for `agtmux explain`).
+  std::vector<Candidate> Candidates(const std::string& runtime_id) const;
+  std::vector<PaneState> AllPanes() const;
+
+  EngineSnapshot Snapshot() const;
+  void Restore(const EngineSnapshot& snapshot);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agt::state
