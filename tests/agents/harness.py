@@ -1,0 +1,680 @@
+#!/usr/bin/env python3
+"""harness.py - record a real agent CLI session in a private tmux server.
+
+    harness.py record SCENARIO.json [--out DIR] [--recorder py|agtmux] [--keep]
+    harness.py derive FIXTURE_DIR          # re-derive truth.jsonl from the logs
+
+For one agent + scenario it:
+  1. prepares a sandbox HOME and working dir (/tmp/agtmux-lab/<agent>-<scenario>/),
+     with the config files that skip onboarding/login/trust/update screens;
+  2. starts model_server.py (port 0, --port-file) with the scenario's model answers;
+  3. starts a private tmux server `tmux -L agtmux-lab-<pid> -f /dev/null` (120x40,
+     focus-events on, status off) running an interactive bash;
+  4. types the agent's name + Enter (a shell function runs the agent under the recorder:
+     ptyrec.py, or `$AGTMUX_BIN wrap --record FILE.cast --`), then drives the scenario's
+     steps with send-keys (prompts, Enter/Esc/arrows, spaced >= 0.25 s);
+  5. captures the pane every 200 ms (capture-pane -p; a snapshot is kept when the
+     screen or cursor changed);
+  6. derives the ground-truth state timeline from the model-server log and the driver's
+     actions (see README.md, "Ground truth"), and writes the fixture directory:
+     session.cast snapshots.jsonl truth.jsonl model.log.jsonl driver.jsonl scenario.json
+Python 3 standard library only.
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CACHE = os.environ.get("AGTMUX_AGENT_CACHE", os.path.expanduser("~/.cache/agtmux/agents"))
+BIN = os.path.join(CACHE, "node_modules", ".bin")
+COLS, ROWS = 120, 40
+FAKE_ANTHROPIC_KEY = "sk-ant-lab-0123456789abcdefghijklmnopqrstuv"
+FAKE_OPENAI_KEY = "sk-lab-0123456789abcdefghijklmnop"
+FAKE_GEMINI_KEY = "lab-gemini-key-0123456789"
+
+PKG = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli"}
+
+
+def agent_version(agent):
+    try:
+        with open(os.path.join(CACHE, "node_modules", PKG[agent], "package.json")) as f:
+            return json.load(f)["version"]
+    except OSError:
+        return "unknown"
+
+
+# ---------------------------------------------------------------------------------------
+# per-agent setup
+
+def setup_claude(sc, home, work, port):
+    key = FAKE_ANTHROPIC_KEY
+    cfg = {
+        "hasCompletedOnboarding": True,
+        "lastOnboardingVersion": agent_version("claude"),
+        "numStartups": 3,
+        "autoUpdates": False,
+        "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+        "projects": {work: {"hasTrustDialogAccepted": not sc.get("trust_dialog", False),
+                            "allowedTools": [], "hasCompletedProjectOnboarding": True}},
+    }
+    cfg.update(sc.get("claude_json", {}))
+    with open(os.path.join(home, ".claude.json"), "w") as f:
+        json.dump(cfg, f, indent=1)
+    os.makedirs(os.path.join(home, ".claude"), exist_ok=True)
+    settings = sc.get("claude_settings")
+    if settings:
+        with open(os.path.join(home, ".claude", "settings.json"), "w") as f:
+            json.dump(settings, f, indent=1)
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % port, "ANTHROPIC_API_KEY": key,
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1"}
+    return env, [os.path.join(BIN, "claude")]
+
+
+def setup_codex(sc, home, work, port):
+    ch = os.path.join(home, ".codex")
+    os.makedirs(ch, exist_ok=True)
+    trust = "" if sc.get("trust_dialog", False) else '[projects."%s"]\ntrust_level = "trusted"\n' % work
+    extra = sc.get("codex_config", "")
+    cfg = """model = "gpt-5.1-codex"
+model_provider = "lab"
+approval_policy = "on-request"
+sandbox_mode = "read-only"
+check_for_update_on_startup = false
+%s
+[model_providers.lab]
+name = "lab"
+base_url = "http://127.0.0.1:%d/v1"
+env_key = "LAB_OPENAI_API_KEY"
+wire_api = "responses"
+request_max_retries = %d
+stream_max_retries = %d
+
+%s""" % (extra, port, sc.get("retries", 0), sc.get("retries", 0), trust)
+    with open(os.path.join(ch, "config.toml"), "w") as f:
+        f.write(cfg)
+    env = {"CODEX_HOME": ch, "LAB_OPENAI_API_KEY": FAKE_OPENAI_KEY}
+    return env, [os.path.join(BIN, "codex"), "--no-daemon"]
+
+
+def setup_gemini(sc, home, work, port):
+    gd = os.path.join(home, ".gemini")
+    os.makedirs(gd, exist_ok=True)
+    settings = {
+        "security": {"auth": {"selectedType": "gemini-api-key"},
+                     "folderTrust": {"enabled": bool(sc.get("trust_dialog", False))}},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False,
+                    "enableAutoUpdateNotification": False},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "ide": {"enabled": False, "hasSeenNudge": True},
+    }
+    for k, v in sc.get("gemini_settings", {}).items():
+        if isinstance(v, dict) and isinstance(settings.get(k), dict):
+            settings[k].update(v)
+        else:
+            settings[k] = v
+    with open(os.path.join(gd, "settings.json"), "w") as f:
+        json.dump(settings, f, indent=1)
+    env = {"GEMINI_API_KEY": FAKE_GEMINI_KEY, "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:%d" % port}
+    return env, [os.path.join(BIN, "gemini")]
+
+
+AGENTS = {
+    "claude": {"setup": setup_claude, "ready": r"\? for shortcuts", "exit_cmd": "/exit"},
+    "codex": {"setup": setup_codex, "ready": r"\? for shortcuts|context left", "exit_cmd": "/quit"},
+    "gemini": {"setup": setup_gemini, "ready": r"Type your message", "exit_cmd": "/quit"},
+}
+
+
+# ---------------------------------------------------------------------------------------
+
+class Tmux:
+    def __init__(self, name):
+        self.base = ["tmux", "-L", name, "-f", "/dev/null"]
+        self.target = "lab:0.0"
+
+    def run(self, *args, check=True):
+        return subprocess.run(self.base + list(args), check=check, capture_output=True, text=True)
+
+    def send(self, *keys, literal=False):
+        args = ["send-keys", "-t", self.target] + (["-l"] if literal else []) + list(keys)
+        self.run(*args)
+
+    def capture(self):
+        r = self.run("capture-pane", "-p", "-t", self.target, ";",
+                     "display-message", "-p", "-t", self.target, "#{cursor_x} #{cursor_y}", check=False)
+        out = r.stdout.split("\n")
+        if out and out[-1] == "":
+            out.pop()
+        cur = None
+        if out:
+            m = re.match(r"^(\d+) (\d+)$", out[-1])
+            if m:
+                cur = [int(m.group(1)), int(m.group(2))]
+                out.pop()
+        return out, cur
+
+    def kill(self):
+        self.run("kill-server", check=False)
+
+
+class Recorder:
+    """The run: sandbox, model server, tmux, snapshots, driver."""
+
+    def __init__(self, sc, args):
+        self.sc = sc
+        self.args = args
+        self.agent = sc["agent"]
+        self.name = sc["name"]
+        self.root = os.path.join(args.tmp, "%s-%s" % (self.agent, self.name))
+        self.home = os.path.join(self.root, "home")
+        self.work = os.path.join(self.root, "work")
+        self.run_dir = os.path.join(self.root, "run")
+        self.tmux = Tmux("agtmux-lab-%d" % os.getpid())
+        self.driver = []
+        self.snaps = []
+        self.stop_snap = threading.Event()
+        self.srv = None
+        self.warnings = []
+
+    # ---- logging --------------------------------------------------------------------
+    def act(self, action, **kw):
+        rec = {"mono": round(time.monotonic(), 6), "wall": round(time.time(), 6), "action": action}
+        rec.update(kw)
+        self.driver.append(rec)
+        if self.args.verbose:
+            print("  [%s] %s %s" % (time.strftime("%H:%M:%S"), action, json.dumps(kw, ensure_ascii=False)[:120]),
+                  file=sys.stderr)
+        return rec
+
+    def warn(self, msg):
+        self.warnings.append(msg)
+        print("  WARNING: " + msg, file=sys.stderr)
+
+    # ---- setup ----------------------------------------------------------------------
+    def prepare(self):
+        if os.path.exists(self.root):
+            shutil.rmtree(self.root)
+        for d in (self.home, self.work, self.run_dir):
+            os.makedirs(d)
+        # a small project to work in
+        files = self.sc.get("files", {
+            "README.md": "# lab project\n\nA tiny project for recording agent sessions.\n",
+            "hello.py": "def greet(name):\n    return 'Hello, ' + name\n\n\nif __name__ == '__main__':\n    print(greet('lab'))\n",
+        })
+        for rel, content in files.items():
+            p = os.path.join(self.work, rel)
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            with open(p, "w") as f:
+                f.write(content)
+        if self.sc.get("git_init", True):
+            subprocess.run(["git", "init", "-q", self.work], check=False)
+
+    def start_server(self):
+        port_file = os.path.join(self.run_dir, "port")
+        self.model_log = os.path.join(self.run_dir, "model.log.jsonl")
+        cmd = [sys.executable, os.path.join(HERE, "model_server.py"), "--scenario", self.scenario_path,
+               "--port-file", port_file, "--log", self.model_log]
+        if self.args.body_log:
+            cmd += ["--body-log", os.path.join(self.run_dir, "bodies.jsonl")]
+        self.srv = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.run_dir, "server.err"), "w"))
+        for _ in range(100):
+            if os.path.exists(port_file):
+                return int(open(port_file).read())
+            time.sleep(0.05)
+        raise RuntimeError("model server did not start")
+
+    def start_tmux(self, agent_env, agent_argv):
+        self.cast = os.path.join(self.run_dir, "session.cast")
+        self.meta = os.path.join(self.run_dir, "meta.json")
+        if self.args.recorder == "py":
+            rec = [sys.executable, os.path.join(HERE, "ptyrec.py"), "--out", self.cast, "--meta", self.meta, "--"]
+        else:
+            ab = os.environ.get("AGTMUX_BIN", "agtmux")
+            rec = [ab, "wrap", "--record", self.cast, "--"]
+        rc = os.path.join(self.run_dir, "bashrc")
+        env = dict(agent_env)
+        env.update(self.sc.get("env", {}))
+        with open(rc, "w") as f:
+            f.write("# generated by harness.py\n")
+            f.write("export HOME=%s\n" % shlex.quote(self.home))
+            for k, v in sorted(env.items()):
+                f.write("export %s=%s\n" % (k, shlex.quote(v)))
+            f.write("export PATH=%s\n" % shlex.quote(os.path.dirname(shutil.which("node") or "/usr/bin/node")
+                                                      + ":/usr/local/bin:/usr/bin:/bin"))
+            f.write("PS1='lab$ '\n")
+            f.write("cd %s\n" % shlex.quote(self.work))
+            f.write("%s() { %s \"$@\"; }\n" % (self.agent, " ".join(shlex.quote(x) for x in rec + agent_argv)))
+        shell_env = ["env", "-i", "TERM=tmux-256color", "LANG=C.UTF-8", "HOME=" + self.home,
+                     "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash"]
+        self.tmux.run("-u", "new-session", "-d", "-s", "lab", "-x", str(COLS), "-y", str(ROWS),
+                      " ".join(shlex.quote(x) for x in shell_env + ["bash", "--noprofile", "--rcfile", rc, "-i"]))
+        for opt in (("focus-events", "on"), ("status", "off"), ("default-terminal", "tmux-256color"),
+                    ("history-limit", "5000")):
+            self.tmux.run("set", "-g", *opt)
+        self.tmux.run("set", "-s", "escape-time", "10")
+        self.tmux.run("resize-window", "-t", "lab", "-x", str(COLS), "-y", str(ROWS), check=False)
+
+    # ---- snapshots -------------------------------------------------------------------
+    def snapper(self):
+        last = None
+        while not self.stop_snap.is_set():
+            t0 = time.monotonic()
+            lines, cur = self.tmux.capture()
+            if (lines, cur) != last:
+                self.snaps.append({"mono": t0, "lines": lines, "cursor": cur})
+                last = (lines, cur)
+            self.latest = lines
+            dt = 0.2 - (time.monotonic() - t0)
+            if dt > 0:
+                self.stop_snap.wait(dt)
+
+    def screen_text(self):
+        lines, _ = self.tmux.capture()
+        return "\n".join(lines)
+
+    def wait_screen(self, regex, timeout=20.0, negate=False):
+        rx = re.compile(regex, re.M)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = rx.search(self.screen_text()) is not None
+            if found != negate:
+                return True
+            time.sleep(0.1)
+        self.warn("screen wait timed out (%s%s)" % ("not " if negate else "", regex))
+        return False
+
+    # ---- model log helpers -----------------------------------------------------------
+    def model_events(self):
+        out = []
+        try:
+            with open(self.model_log) as f:
+                for line in f:
+                    try:
+                        out.append(json.loads(line))
+                    except ValueError:
+                        pass
+        except OSError:
+            pass
+        return out
+
+    def wait_model(self, pred, timeout=30.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for e in self.model_events():
+                if pred(e):
+                    return e
+            time.sleep(0.05)
+        return None
+
+    # ---- driver ------------------------------------------------------------------------
+    def keys(self, keys, **kw):
+        for i, k in enumerate(keys):
+            if i:
+                time.sleep(0.3)
+            if isinstance(k, dict):  # {"text": "..."} types literally
+                self.tmux.send(k["text"], literal=True)
+            else:
+                self.tmux.send(k)
+        self.act("keys", keys=keys, **kw)
+
+    def step(self, st):
+        do = st["do"]
+        if do == "sleep":
+            time.sleep(float(st["s"]))
+        elif do == "wait_ready":
+            ok = self.wait_screen(st.get("regex", AGENTS[self.agent]["ready"]), st.get("timeout", 30))
+            mark = st.get("mark", {"state": "idle"})
+            self.act("ready", ok=ok, mark=mark)
+        elif do == "wait_screen":
+            ok = self.wait_screen(st["regex"], st.get("timeout", 20), negate=st.get("negate", False))
+            self.act("saw_screen", regex=st["regex"], ok=ok, mark=st.get("mark"))
+        elif do == "prompt":
+            text = st["text"]
+            if st.get("paste"):
+                self.tmux.run("set-buffer", "-b", "labprompt", text)
+                self.tmux.run("paste-buffer", "-p", "-d", "-b", "labprompt", "-t", self.tmux.target)
+            else:
+                self.tmux.send(text, literal=True)
+            self.act("type", text=text)
+            time.sleep(float(st.get("gap", 0.5)))
+            self.tmux.send("Enter")
+            self.act("submit", text=text)
+        elif do == "keys":
+            self.keys(st["keys"], **{k: st[k] for k in ("resolves", "update", "note") if k in st})
+        elif do == "wait_response":
+            turn, item = st.get("turn"), st.get("item")
+            e = self.wait_model(lambda e: e.get("ev") == "response_end" and e.get("turn") == turn
+                                and (item is None or e.get("item") == item), st.get("timeout", 60))
+            if e is None:
+                self.warn("no response_end for turn %s item %s" % (turn, item))
+            self.act("saw_response_end", turn=turn, item=item, ok=e is not None)
+        elif do == "wait_turn_end":
+            # the model's final (text) answer of this turn has been sent, or an error that
+            # is not retried within `quiet` seconds
+            turn = st["turn"]
+            quiet = float(st.get("quiet", 3.0))
+            end = time.monotonic() + st.get("timeout", 90)
+            ok = False
+            while time.monotonic() < end and not ok:
+                evs = self.model_events()
+                mains = [e for e in evs if e.get("turn") == turn and e.get("ev") == "response_end"
+                         and e.get("kind") in ("text", "error")]
+                if mains:
+                    lastm = mains[-1]
+                    later = [e for e in evs if e.get("ev") == "request" and e.get("kind") == "main"
+                             and e["mono"] > lastm["mono"]]
+                    if lastm["kind"] == "text" and not later:
+                        ok = True
+                    elif lastm["kind"] == "error" and not later and time.monotonic() - lastm["mono"] > quiet:
+                        ok = True
+                if not ok:
+                    time.sleep(0.1)
+            if not ok:
+                self.warn("turn %s did not end" % turn)
+            self.act("saw_turn_end", turn=turn, ok=ok)
+        elif do == "exit":
+            method = st.get("method", "command")
+            if method == "command":
+                cmd = st.get("command", AGENTS[self.agent]["exit_cmd"])
+                self.tmux.send(cmd, literal=True)
+                self.act("type", text=cmd)
+                time.sleep(0.6)
+                self.tmux.send("Enter")
+                self.act("exit_command", text=cmd)
+            else:
+                key = {"ctrl_d": "C-d", "ctrl_c": "C-c"}[method]
+                for i in range(int(st.get("times", 2))):
+                    if i:
+                        time.sleep(float(st.get("gap", 0.5)))
+                    self.tmux.send(key)
+                    self.act("exit_key", key=key)
+            if not self.wait_exit(st.get("timeout", 15)):
+                self.warn("agent did not exit; sending C-c C-c")
+                for _ in range(3):
+                    self.tmux.send("C-c")
+                    time.sleep(0.4)
+                self.wait_exit(10)
+        else:
+            raise ValueError("unknown step " + do)
+
+    def read_meta(self):
+        try:
+            with open(self.meta) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def wait_exit(self, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            m = self.read_meta()
+            if m and "exit_mono" in m:
+                return True
+            if self.args.recorder == "agtmux" and self.cast_closed():
+                return True
+            time.sleep(0.1)
+        return False
+
+    def cast_closed(self):
+        # agtmux recorder: the shell prompt is back
+        return bool(re.search(r"^lab\$ $", self.screen_text(), re.M)) and os.path.exists(self.cast)
+
+    # ---- main ----------------------------------------------------------------------------
+    def record(self):
+        self.prepare()
+        self.scenario_path = os.path.join(self.run_dir, "scenario.json")
+        with open(self.scenario_path, "w") as f:
+            json.dump(self.sc, f, indent=1, ensure_ascii=False)
+        port = self.start_server()
+        env, argv = AGENTS[self.agent]["setup"](self.sc, self.home, self.work, port)
+        self.env_used = env
+        self.argv = argv
+        snap_thread = threading.Thread(target=self.snapper, daemon=True)
+        try:
+            self.start_tmux(env, argv)
+            time.sleep(0.5)
+            snap_thread.start()
+            self.tmux.send(self.agent, literal=True)
+            time.sleep(0.3)
+            self.tmux.send("Enter")
+            self.act("launch", text=self.agent)
+            # wait for the recorder to start (time zero of the cast)
+            end = time.monotonic() + 10
+            while time.monotonic() < end and not os.path.exists(self.cast):
+                time.sleep(0.01)
+            if self.args.recorder == "agtmux":
+                self.cast_start_mono = time.monotonic()  # approximate: when the cast file appeared
+            for st in self.sc["steps"]:
+                self.step(st)
+            time.sleep(1.0)  # the shell prompt after exit
+        finally:
+            self.stop_snap.set()
+            if snap_thread.is_alive():
+                snap_thread.join(2)
+            self.tmux.kill()
+            if self.srv:
+                self.srv.send_signal(signal.SIGTERM)
+                try:
+                    self.srv.wait(5)
+                except subprocess.TimeoutExpired:
+                    self.srv.kill()
+        with open(os.path.join(self.run_dir, "driver.jsonl"), "w") as f:
+            for r in self.driver:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        return self.write_fixture()
+
+    def write_fixture(self):
+        meta = self.read_meta() or {}
+        if "start_mono" not in meta:
+            meta["start_mono"] = getattr(self, "cast_start_mono", self.driver[0]["mono"])
+            meta["approximate_start"] = True
+        start = meta["start_mono"]
+        cast_end = cast_duration(self.cast)
+        out = self.args.out or os.path.join(HERE, "..", "fixtures", self.agent, agent_version(self.agent), self.name)
+        out = os.path.abspath(out)
+        if os.path.exists(out):
+            shutil.rmtree(out)
+        os.makedirs(out)
+        shutil.copy(self.cast, os.path.join(out, "session.cast"))
+        with open(os.path.join(out, "snapshots.jsonl"), "w") as f:
+            for s in self.snaps:
+                t = s["mono"] - start
+                if 0 <= t <= cast_end:
+                    f.write(json.dumps({"t": round(t, 3), "lines": s["lines"], "cursor": s["cursor"]},
+                                       ensure_ascii=False) + "\n")
+        with open(os.path.join(out, "model.log.jsonl"), "w") as f:
+            for e in self.model_events():
+                e = dict({"t": round(e["mono"] - start, 6)}, **e)
+                f.write(json.dumps(e, ensure_ascii=False) + "\n")
+        with open(os.path.join(out, "driver.jsonl"), "w") as f:
+            for r in self.driver:
+                r = dict({"t": round(r["mono"] - start, 6)}, **r)
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        sc = dict(self.sc)
+        sc["recording"] = {
+            "agent_version": agent_version(self.agent),
+            "agent_package": PKG[self.agent],
+            "recorder": self.args.recorder,
+            "argv": self.argv,
+            "env": self.env_used,
+            "extra_env": self.sc.get("env", {}),
+            "tmux": subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
+            "size": "%dx%d" % (COLS, ROWS),
+            "cwd": self.work,
+            "home": self.home,
+            "date": time.strftime("%Y-%m-%d"),
+            "start_mono": start,
+            "start_wall": meta.get("start_wall"),
+            "exit_mono": meta.get("exit_mono"),
+            "exit_status": meta.get("exit_status"),
+            "approximate_start": meta.get("approximate_start", False),
+            "warnings": self.warnings,
+        }
+        with open(os.path.join(out, "scenario.json"), "w") as f:
+            json.dump(sc, f, indent=1, ensure_ascii=False)
+        derive(out)
+        if self.args.keep:
+            print("  run dir kept: " + self.root, file=sys.stderr)
+        else:
+            shutil.rmtree(self.root, ignore_errors=True)
+        return out
+
+
+def cast_duration(path):
+    end = 0.0
+    with open(path, encoding="utf-8") as f:
+        next(f)
+        for line in f:
+            try:
+                end = max(end, float(json.loads(line)[0]))
+            except (ValueError, IndexError):
+                pass
+    return end
+
+
+# ---------------------------------------------------------------------------------------
+# ground truth
+
+def load_jsonl(path):
+    out = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    out.append(json.loads(line))
+    return out
+
+
+def derive(fixture_dir):
+    """Derive truth.jsonl from model.log.jsonl + driver.jsonl + scenario.json (see README)."""
+    sc = json.load(open(os.path.join(fixture_dir, "scenario.json"), encoding="utf-8"))
+    rec = sc["recording"]
+    start = rec["start_mono"]
+    model = load_jsonl(os.path.join(fixture_dir, "model.log.jsonl"))
+    driver = load_jsonl(os.path.join(fixture_dir, "driver.jsonl"))
+    turns = sc.get("turns", [])
+
+    def item_of(e):
+        try:
+            return turns[e["turn"]][e["item"]]
+        except (TypeError, IndexError, KeyError):
+            return None
+
+    evs = []  # (mono, order, kind, payload)
+    for e in model:
+        if e.get("ev") == "request" and e.get("kind") == "main":
+            evs.append((e["mono"], 1, "main_request", e))
+        elif e.get("ev") == "response_end" and e.get("turn") is not None and e.get("kind") in ("text", "tool", "error"):
+            evs.append((e["mono"], 2, "main_response_end", e))
+    for d in driver:
+        evs.append((d["mono"], 0, "driver", d))
+    evs.sort(key=lambda x: (x[0], x[1]))
+    driver_monos = sorted(d["mono"] for d in driver if d["action"] in (
+        "submit", "keys", "exit_command", "exit_key"))
+    main_req_monos = sorted(e["mono"] for e in model if e.get("ev") == "request" and e.get("kind") == "main")
+
+    def main_request_before_next_driver(t):
+        nxt = min([m for m in driver_monos if m > t] or [float("inf")])
+        return any(t < m < nxt for m in main_req_monos)
+
+    out = []
+    cur = {}
+
+    def emit(mono, state, source, **kw):
+        nonlocal cur
+        rec_ = {"t": round(mono - start, 3), "state": state}
+        rec_.update({k: v for k, v in kw.items() if v is not None})
+        rec_["source"] = source
+        out.append(rec_)
+        cur = rec_
+
+    emit(start, "unknown", "agent_start", reason_code="starting")
+    for mono, _, kind, p in evs:
+        if mono < start:
+            continue
+        if kind == "driver":
+            a = p["action"]
+            if a in ("ready", "saw_screen") and p.get("mark"):
+                emit(mono, p["mark"]["state"], "driver_saw_screen",
+                     **{k: v for k, v in p["mark"].items() if k != "state"})
+            elif a == "submit":
+                emit(mono, "running", "prompt_submitted")
+            elif a == "keys":
+                if p.get("update") and cur.get("state", "").startswith("waiting"):
+                    upd = {k: v for k, v in cur.items() if k not in ("t", "state", "source")}
+                    upd.update(p["update"])
+                    emit(mono, cur["state"], "driver_key", **upd)
+                if p.get("resolves"):
+                    if main_request_before_next_driver(mono):
+                        emit(mono, "running", "driver_answered")
+                    else:
+                        emit(mono, "idle", "driver_answered_turn_ended", reason_code="interrupted")
+        elif kind == "main_response_end":
+            item = item_of(p) or {}
+            if p["kind"] == "text":
+                if cur.get("state") == "running":
+                    emit(mono, "completed", "model_final_response_end")
+            elif p["kind"] == "tool":
+                exp = item.get("expect")
+                if exp:
+                    emit(mono, exp["state"], "model_tool_call_end",
+                         **{k: v for k, v in exp.items() if k != "state"})
+            elif p["kind"] == "error":
+                if not main_request_before_next_driver(mono):
+                    emit(mono, "error", "model_error_end", http_status=p.get("status"),
+                         details=(item.get("error") or {}).get("message"))
+    if rec.get("exit_mono"):
+        emit(rec["exit_mono"], "unknown", "agent_exit", reason_code="no_agent",
+             exit_status=rec.get("exit_status"))
+    with open(os.path.join(fixture_dir, "truth.jsonl"), "w", encoding="utf-8") as f:
+        for r in out:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("record")
+    r.add_argument("scenario", nargs="+")
+    r.add_argument("--out", help="fixture dir (default tests/fixtures/<agent>/<version>/<name>)")
+    r.add_argument("--recorder", choices=("py", "agtmux"), default="py")
+    r.add_argument("--tmp", default="/tmp/agtmux-lab")
+    r.add_argument("--keep", action="store_true", help="keep the sandbox/run dir")
+    r.add_argument("--body-log", action="store_true", help="also log full request bodies in the run dir")
+    r.add_argument("-v", "--verbose", action="store_true")
+    d = sub.add_parser("derive")
+    d.add_argument("fixture", nargs="+")
+    a = ap.parse_args()
+    if a.cmd == "derive":
+        for fx in a.fixture:
+            for r_ in derive(fx):
+                print(json.dumps(r_, ensure_ascii=False))
+        return
+    if len(a.scenario) > 1 and a.out:
+        ap.error("--out needs a single scenario")
+    rc = 0
+    for path in a.scenario:
+        with open(path, encoding="utf-8") as f:
+            sc = json.load(f)
+        print("recording %s/%s" % (sc["agent"], sc["name"]), file=sys.stderr)
+        rec = Recorder(sc, a)
+        out = rec.record()
+        print(out)
+        if rec.warnings:
+            rc = 1
+    sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()
