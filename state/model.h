@@ -114,6 +114,10 @@ struct Effects {
   std::vector<Cursor> cursors;            // cursor rows changed
   std::vector<PaneState> states;          // pane state rows changed
   std::vector<std::pair<std::string, TargetHealth>> target_health;  // target_id -> health
+  /// Candidate rows inserted or changed: (candidate, runtime_id), the same
+  /// shape as EngineSnapshot::candidates, so the store can restore the
+  /// resolution inputs exactly (added by the store).
+  std::vector<std::pair<Candidate, std::string>> candidates;
 };
 
 }  // namespace agt::state
