@@ -100,7 +100,11 @@ stream_max_retries = %d
 %s""" % (extra, port, sc.get("retries", 0), sc.get("retries", 0), trust)
     with open(os.path.join(ch, "config.toml"), "w") as f:
         f.write(cfg)
-    env = {"CODEX_HOME": ch, "LAB_OPENAI_API_KEY": FAKE_OPENAI_KEY}
+    # Codex refuses to create its helper binaries (PATH aliases) when CODEX_HOME is under
+    # the temp dir and prints a WARNING at startup; give it a private TMPDIR instead.
+    tmpdir = os.path.join(os.path.dirname(home), "tmp")
+    os.makedirs(tmpdir, exist_ok=True)
+    env = {"CODEX_HOME": ch, "LAB_OPENAI_API_KEY": FAKE_OPENAI_KEY, "TMPDIR": tmpdir}
     return env, [os.path.join(BIN, "codex"), "--no-daemon"]
 
 
@@ -349,7 +353,7 @@ class Recorder:
             self.tmux.send("Enter")
             self.act("submit", text=text)
         elif do == "keys":
-            self.keys(st["keys"], **{k: st[k] for k in ("resolves", "update", "note") if k in st})
+            self.keys(st["keys"], **{k: st[k] for k in ("resolves", "update", "mark", "note") if k in st})
         elif do == "wait_response":
             turn, item = st.get("turn"), st.get("item")
             e = self.wait_model(lambda e: e.get("ev") == "response_end" and e.get("turn") == turn
@@ -614,7 +618,10 @@ def derive(fixture_dir):
                     upd = {k: v for k, v in cur.items() if k not in ("t", "state", "source")}
                     upd.update(p["update"])
                     emit(mono, cur["state"], "driver_key", **upd)
-                if p.get("resolves"):
+                if p.get("mark"):
+                    emit(mono, p["mark"]["state"], "driver_key",
+                         **{k: v for k, v in p["mark"].items() if k != "state"})
+                elif p.get("resolves"):
                     if main_request_before_next_driver(mono):
                         emit(mono, "running", "driver_answered")
                     else:
