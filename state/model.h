@@ -102,6 +102,8 @@ enum class Disposition : uint8_t {
   kPending,        // parked in the inbox (pending_bind)
   kDuplicate,      // (runtime_id, source, dedupe_key) seen before: nothing written
   kRejected,       // invalid or for an unknown runtime: nothing written (see error)
+  kIgnored,        // nothing to do (a repeated runtime_observed): nothing written
+  kDropped,        // no runtime can take it (bind_ambiguous): only its inbox row is written
 };
 
 /// Everything one Apply changed; the store persists exactly this.
@@ -118,6 +120,9 @@ struct Effects {
   /// shape as EngineSnapshot::candidates, so the store can restore the
   /// resolution inputs exactly (added by the store).
   std::vector<std::pair<Candidate, std::string>> candidates;
+  /// Events that waited in the inbox and were bound and applied during this
+  /// call (their runtime_id filled in): rows for `events`, like stored_event.
+  std::vector<Event> bound_events;
 };
 
 }  // namespace agt::state
