@@ -1,0 +1,248 @@
+// The store's schema (spec §6, seed 002 §7.3 and §7.3.1) as a list of
+// migrations. Version 1 is every table and index of the draft data model,
+// plus what agtmux needs to rebuild the engine exactly at start-up: the
+// winning source and evidence on `states`, per-source `candidates`, and the
+// full envelope of stored and pending events. Times are INTEGER nanoseconds
+// since the Unix epoch; enums are stored as their wire names and CHECKed.
+//
+// To change the schema, append a migration; never edit a shipped one.
+#include "state/store/schema.h"
+
+#include <string>
+
+namespace agt::state {
+namespace {
+
+constexpr std::string_view kV1 = R"sql(
+CREATE TABLE targets (
+  target_id      TEXT PRIMARY KEY,
+  target_name    TEXT NOT NULL,
+  kind           TEXT NOT NULL CHECK (kind IN ('local', 'ssh')),
+  connection_ref TEXT,                 -- non-secret reference only (ssh host alias)
+  is_default     INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+  last_seen_at   INTEGER,
+  health         TEXT NOT NULL DEFAULT 'ok' CHECK (health IN ('ok', 'degraded', 'down')),
+  updated_at     INTEGER NOT NULL,
+  -- agtmux: set when the engine decided `health` (target_health_changed);
+  -- NULL while it is only the observer's default.
+  health_updated_at INTEGER
+);
+
+CREATE TABLE panes (
+  target_id    TEXT NOT NULL,
+  pane_id      TEXT NOT NULL,
+  session_name TEXT,
+  window_id    TEXT,
+  window_name  TEXT,
+  updated_at   INTEGER NOT NULL,
+  PRIMARY KEY (target_id, pane_id)
+);
+
+CREATE TABLE runtimes (
+  runtime_id          TEXT PRIMARY KEY,
+  target_id           TEXT NOT NULL,
+  pane_id             TEXT NOT NULL,
+  tmux_server_boot_id TEXT NOT NULL,
+  pane_epoch          INTEGER NOT NULL,
+  agent_type          TEXT NOT NULL,
+  pid                 INTEGER,
+  started_at          INTEGER NOT NULL,
+  ended_at            INTEGER,
+  owner               TEXT NOT NULL CHECK (owner IN ('hook', 'notify', 'wrapper', 'poller')),
+  UNIQUE (target_id, tmux_server_boot_id, pane_id, pane_epoch)
+);
+CREATE UNIQUE INDEX runtimes_active_pane ON runtimes (target_id, pane_id)
+  WHERE ended_at IS NULL;
+
+CREATE TABLE actions (
+  action_id     TEXT PRIMARY KEY,
+  action_type   TEXT NOT NULL CHECK (action_type IN ('attach', 'send', 'view-output', 'kill')),
+  request_ref   TEXT NOT NULL CHECK (request_ref <> ''),
+  target_id     TEXT NOT NULL,
+  pane_id       TEXT NOT NULL,
+  runtime_id    TEXT,
+  requested_at  INTEGER NOT NULL,
+  completed_at  INTEGER,
+  result_code   TEXT NOT NULL DEFAULT '',
+  error_code    TEXT,
+  metadata_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE UNIQUE INDEX actions_request ON actions (action_type, request_ref);
+
+CREATE TABLE action_snapshots (
+  snapshot_id   TEXT PRIMARY KEY,
+  action_id     TEXT REFERENCES actions (action_id),
+  target_id     TEXT NOT NULL,
+  pane_id       TEXT NOT NULL,
+  runtime_id    TEXT,
+  state_version INTEGER NOT NULL,
+  observed_at   INTEGER NOT NULL,
+  expires_at    INTEGER NOT NULL,
+  nonce         TEXT NOT NULL
+);
+
+CREATE TABLE events (
+  event_id        TEXT PRIMARY KEY,
+  runtime_id      TEXT NOT NULL REFERENCES runtimes (runtime_id),
+  event_type      TEXT NOT NULL,
+  source          TEXT NOT NULL CHECK (source IN ('hook', 'notify', 'wrapper', 'poller')),
+  source_event_id TEXT,
+  source_seq      INTEGER,
+  event_time      INTEGER NOT NULL,
+  ingested_at     INTEGER NOT NULL,
+  dedupe_key      TEXT NOT NULL CHECK (dedupe_key <> ''),
+  action_id       TEXT REFERENCES actions (action_id),
+  raw_payload     TEXT,               -- redacted form only; cleared by retention
+  -- agtmux: the rest of envelope v1, so the audit trail is the whole event.
+  target_id       TEXT,
+  pane_id         TEXT,
+  pid             INTEGER,
+  start_hint      INTEGER,
+  signal_json     TEXT,
+  runtime_json    TEXT,
+  exit_json       TEXT,
+  health          TEXT,
+  UNIQUE (runtime_id, source, dedupe_key)
+);
+CREATE INDEX events_runtime_source_time ON events (runtime_id, source, ingested_at DESC);
+CREATE INDEX events_ingested ON events (ingested_at DESC);
+CREATE INDEX events_action ON events (action_id) WHERE action_id IS NOT NULL;
+
+CREATE TABLE event_inbox (
+  inbox_id        INTEGER PRIMARY KEY AUTOINCREMENT,
+  target_id       TEXT NOT NULL,
+  pane_id         TEXT NOT NULL,
+  runtime_id      TEXT,
+  event_type      TEXT NOT NULL,
+  source          TEXT NOT NULL CHECK (source IN ('hook', 'notify', 'wrapper', 'poller')),
+  dedupe_key      TEXT NOT NULL CHECK (dedupe_key <> ''),
+  event_time      INTEGER NOT NULL,
+  ingested_at     INTEGER NOT NULL,
+  pid             INTEGER,
+  start_hint      INTEGER,
+  status          TEXT NOT NULL CHECK (status IN ('pending_bind', 'bound', 'dropped_unbound')),
+  reason_code     TEXT,
+  raw_payload     TEXT,
+  -- agtmux: the rest of envelope v1, so a pending event can be re-bound
+  -- after a restart.
+  event_id        TEXT NOT NULL,
+  source_event_id TEXT,
+  source_seq      INTEGER,
+  action_id       TEXT,
+  signal_json     TEXT,
+  runtime_json    TEXT,
+  exit_json       TEXT,
+  health          TEXT,
+  UNIQUE (target_id, pane_id, source, dedupe_key)
+);
+CREATE INDEX event_inbox_status_time ON event_inbox (status, ingested_at);
+
+CREATE TABLE runtime_source_cursors (
+  runtime_id             TEXT NOT NULL REFERENCES runtimes (runtime_id),
+  source                 TEXT NOT NULL CHECK (source IN ('hook', 'notify', 'wrapper', 'poller')),
+  last_source_seq        INTEGER,
+  last_order_event_time  INTEGER NOT NULL,  -- effective_event_time of the key
+  last_order_ingested_at INTEGER NOT NULL,
+  last_order_event_id    TEXT NOT NULL,
+  PRIMARY KEY (runtime_id, source)
+) WITHOUT ROWID;
+
+CREATE TABLE states (
+  target_id       TEXT NOT NULL,
+  pane_id         TEXT NOT NULL,
+  runtime_id      TEXT,
+  state           TEXT NOT NULL CHECK (state IN ('running', 'waiting_input',
+                    'waiting_approval', 'completed', 'idle', 'error', 'unknown')),
+  reason_code     TEXT,
+  confidence      TEXT NOT NULL CHECK (confidence IN ('high', 'medium', 'low')),
+  state_version   INTEGER NOT NULL,
+  last_source_seq INTEGER,
+  last_seen_at    INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  -- agtmux: the decisive evidence (spec §3).
+  source          TEXT CHECK (source IN ('hook', 'notify', 'wrapper', 'poller')),
+  rule_id         TEXT,
+  evidence        TEXT,               -- redacted
+  detail_json     TEXT,               -- WaitingDetail, redacted
+  PRIMARY KEY (target_id, pane_id),
+  CHECK (state <> 'unknown' OR reason_code IS NOT NULL)
+);
+CREATE INDEX states_updated ON states (updated_at DESC);
+CREATE INDEX states_state_updated ON states (state, updated_at DESC);
+
+-- agtmux: each source's latest opinion of a runtime, so the engine's
+-- resolution inputs survive a restart (not only its output).
+CREATE TABLE candidates (
+  runtime_id       TEXT NOT NULL REFERENCES runtimes (runtime_id),
+  source           TEXT NOT NULL CHECK (source IN ('hook', 'notify', 'wrapper', 'poller')),
+  state            TEXT NOT NULL,
+  reason_code      TEXT,
+  confidence       TEXT NOT NULL,
+  rule_id          TEXT,
+  evidence         TEXT,              -- redacted
+  detail_json      TEXT,              -- redacted
+  event_id         TEXT NOT NULL,
+  key_source_seq   INTEGER,
+  key_event_time   INTEGER NOT NULL,
+  key_ingested_at  INTEGER NOT NULL,
+  key_event_id     TEXT NOT NULL,
+  seen_at          INTEGER NOT NULL,
+  stale            INTEGER NOT NULL DEFAULT 0 CHECK (stale IN (0, 1)),
+  PRIMARY KEY (runtime_id, source)
+) WITHOUT ROWID;
+
+CREATE TABLE adapters (
+  adapter_name TEXT PRIMARY KEY,
+  agent_type   TEXT NOT NULL,
+  version      TEXT NOT NULL,
+  capabilities TEXT NOT NULL DEFAULT '{}',  -- JSON
+  enabled      INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+  updated_at   INTEGER NOT NULL
+);
+)sql";
+
+constexpr Migration kMigrations[] = {
+    {1, kV1},
+};
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+int LatestSchemaVersion() { return kMigrations[std::size(kMigrations) - 1].version; }
+
+core::Status ApplyMigrations(sql::Db& db) { return ApplyMigrations(db, Migrations()); }
+
+core::Status ApplyMigrations(sql::Db& db, std::span<const Migration> migrations) {
+  auto current = db.QueryInt("PRAGMA user_version");
+  if (!current.ok()) return current.error();
+  int latest = migrations.empty() ? 0 : migrations.back().version;
+  if (*current > latest) {
+    return core::MakeError(
+        core::Err::kStore,
+        "database schema version " + std::to_string(*current) +
+            " is newer than this agtmuxd knows (" + std::to_string(latest) +
+            "); upgrade agtmux or use a different state directory");
+  }
+  for (const Migration& m : migrations) {
+    if (m.version <= *current) continue;
+    auto tx = sql::Transaction::Begin(db);
+    if (!tx.ok()) return tx.error();
+    // Re-read inside the write lock: another process may have migrated
+    // between our read and BEGIN IMMEDIATE.
+    auto now = db.QueryInt("PRAGMA user_version");
+    if (!now.ok()) return now.error();
+    if (*now >= m.version) continue;
+    if (auto st = db.Exec(m.sql); !st.ok()) {
+      return core::MakeError(core::Err::kStore, "migration " + std::to_string(m.version) +
+                                                    ": " + st.error().message);
+    }
+    if (auto st = db.Exec("PRAGMA user_version = " + std::to_string(m.version)); !st.ok()) {
+      return st.error();
+    }
+    if (auto st = tx->Commit(); !st.ok()) return st.error();
+  }
+  return core::Ok();
+}
+
+}  // namespace agt::state
