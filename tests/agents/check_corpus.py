@@ -11,8 +11,9 @@ For every fixture dir (a dir holding session.cast) it checks:
     states carry approval_type, details, choices (non-empty), multi_select, and a
     cursor_position inside the choices; unknown carries reason_code
   * snapshots.jsonl: t non-decreasing and within the cast duration, lines fit the screen
-  * every waiting state's choices are visible on screen (some snapshot between the
-    transition and the next one, +1 s grace, contains each choice, whitespace-normalised)
+  * every waiting state's details and choices are visible on screen: some snapshot between
+    the transition and the next one (+1 s grace) contains the details and, for the k-th
+    choice, "k. <choice>" (or "k. [ ] <choice>"), whitespace-normalised
   * sizes: a fixture under 2 MB, the whole corpus under 30 MB (warnings)
 Exit status 1 when any error was found. Standard library only.
 """
@@ -146,7 +147,8 @@ def check_fixture(d):
         ok = False
         for s in window:
             screen = norm(" ".join(s["lines"]))
-            if all(norm(c) in screen for c in r["choices"]) and (
+            if all(re.search(r"(?<!\d)%d\. (\[.\] )?%s" % (k + 1, re.escape(norm(c))), screen)
+                   for k, c in enumerate(r["choices"])) and (
                     not r.get("details") or norm(r["details"]) in screen):
                 ok = True
                 break
