@@ -5,6 +5,7 @@
 // lifecycle-and-activity-only one for agents without a pattern set.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,5 +65,11 @@ class Analyzer {
   /// sequence of inputs gives the same sequence of verdicts.
   virtual Verdict Analyze(const AnalyzerInput& in) = 0;
 };
+
+/// The pattern analyzer for `agent_type` ("claude", "codex", "gemini", or
+/// anything else -> the generic set), with the built-in pattern sets and the
+/// user's overrides. Defined in pattern_analyzer.cc, which also has an
+/// overload taking an explicit library and timing options.
+std::unique_ptr<Analyzer> CreateAnalyzer(std::string_view agent_type);
 
 }  // namespace agt::detect

@@ -1,0 +1,183 @@
+// Structural menu recognition shared by every agent's approval and question
+// dialogs. The analyzer calls it on a rule's region; the rule then reports
+// the choices, the cursor position and multi-select from what it found.
+#include "libagtcore/detect/menu.h"
+
+#include <cctype>
+
+#include "libagtcore/detect/region.h"
+
+namespace agt::detect {
+namespace {
+
+struct Option {
+  int row = 0;
+  int number = 0;
+  bool cursor = false;
+  std::string_view label;
+};
+
+bool StartsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(0, p.size()) == p;
+}
+
+std::string_view TrimSpaces(std::string_view s) {
+  // Spaces, and U+00A0 (C2 A0) which Claude puts after its prompt glyph.
+  while (true) {
+    if (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    else if (StartsWith(s, "\xC2\xA0")) s.remove_prefix(2);
+    else break;
+  }
+  while (true) {
+    if (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    else if (s.size() >= 2 && s.substr(s.size() - 2) == "\xC2\xA0") s.remove_suffix(2);
+    else break;
+  }
+  return s;
+}
+
+std::optional<Option> ParseOption(std::string_view line, int row,
+                                  const MenuStyle& style) {
+  Option o;
+  o.row = row;
+  std::string_view s = TrimBox(line);
+  for (const auto& g : style.cursor_glyphs) {
+    if (!g.empty() && StartsWith(s, g)) {
+      o.cursor = true;
+      s = TrimSpaces(s.substr(g.size()));
+      break;
+    }
+  }
+  size_t i = 0;
+  while (i < s.size() && i < 3 && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == 0 || i == 3 || i + 1 >= s.size() || s[i] != '.' || s[i + 1] != ' ')
+    return std::nullopt;
+  o.number = std::stoi(std::string(s.substr(0, i)));
+  o.label = TrimSpaces(s.substr(i + 2));
+  if (o.label.empty()) return std::nullopt;
+  return o;
+}
+
+// "[ ] x", "[x] x", "☐ x", ... -> true, and removes the box.
+bool StripBox(std::string_view* label) {
+  static const std::string_view kBoxes[] = {"[ ]", "[x]", "[X]", "[✓]", "[✔]",
+                                            "[•]", "[*]", "☐", "☑", "☒", "◻", "◼"};
+  for (auto b : kBoxes) {
+    if (StartsWith(*label, b)) {
+      *label = TrimSpaces(label->substr(b.size()));
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string CleanLabel(std::string_view label, const MenuStyle& style,
+                       bool* boxed) {
+  *boxed = StripBox(&label);
+  const Regex* hint = style.hint ? style.hint.get() : DefaultHintRegex().get();
+  RegexMatch m;
+  if (hint->Search(label, &m) && m.groups[0].second == label.size())
+    label = TrimSpaces(label.substr(0, m.groups[0].first));
+  return std::string(label);
+}
+
+}  // namespace
+
+std::string_view TrimBox(std::string_view s) {
+  s = TrimSpaces(s);
+  for (std::string_view b : {"│", "┃", "|"}) {
+    if (StartsWith(s, b)) s = TrimSpaces(s.substr(b.size()));
+    if (s.size() >= b.size() && s.substr(s.size() - b.size()) == b)
+      s = TrimSpaces(s.substr(0, s.size() - b.size()));
+  }
+  return s;
+}
+
+std::shared_ptr<const Regex> DefaultHintRegex() {
+  static const std::shared_ptr<const Regex> re = [] {
+    auto r = Regex::Compile(
+        R"(\s*\((?:esc|tab|enter|shift\+tab|ctrl\+\w|alt\+\w|[a-z0-9])\)$)");
+    AGT_CHECK(r.ok());
+    return std::make_shared<const Regex>(std::move(r).value());
+  }();
+  return re;
+}
+
+std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
+                             const MenuStyle& style, std::string* why) {
+  auto fail = [why](std::string reason) -> std::optional<Menu> {
+    if (why != nullptr) *why = std::move(reason);
+    return std::nullopt;
+  };
+  std::vector<Option> opts;
+  for (size_t r = 0; r < lines.size(); ++r)
+    if (auto o = ParseOption(lines[r], static_cast<int>(r), style)) opts.push_back(*o);
+  if (opts.empty()) return fail("no numbered option rows");
+
+  // The last run 1, 2, ..., k (k >= 2) with small gaps between options.
+  int run_end = -1;
+  int run_begin = -1;
+  for (int i = static_cast<int>(opts.size()) - 1; i >= 0 && run_end < 0; --i) {
+    // Walk back from opts[i] while numbers go down by one.
+    int j = i;
+    while (j > 0 && opts[static_cast<size_t>(j - 1)].number ==
+                        opts[static_cast<size_t>(j)].number - 1 &&
+           opts[static_cast<size_t>(j)].row - opts[static_cast<size_t>(j - 1)].row - 1 <=
+               style.max_gap)
+      --j;
+    if (opts[static_cast<size_t>(j)].number == 1 && i > j) {
+      run_begin = j;
+      run_end = i;
+    }
+  }
+  if (run_end < 0) return fail("no consecutive options numbered from 1");
+
+  Menu menu;
+  int cursors = 0;
+  int boxed = 0;
+  for (int i = run_begin; i <= run_end; ++i) {
+    const Option& o = opts[static_cast<size_t>(i)];
+    bool b = false;
+    menu.choices.push_back(CleanLabel(o.label, style, &b));
+    if (b) ++boxed;
+    if (o.cursor) {
+      ++cursors;
+      menu.cursor_position = o.number;
+    }
+  }
+  if (cursors != 1)
+    return fail("options 1.." + std::to_string(menu.choices.size()) + " carry " +
+                std::to_string(cursors) + " cursor glyphs (need exactly 1)");
+  menu.multi_select = boxed >= 2;
+  menu.first_row = opts[static_cast<size_t>(run_begin)].row;
+  menu.last_row = opts[static_cast<size_t>(run_end)].row;
+
+  if (style.footer) {
+    int limit = std::min(static_cast<int>(lines.size()) - 1,
+                         menu.last_row + style.footer_within);
+    for (int r = menu.last_row + 1; r <= limit; ++r) {
+      if (style.footer->Search(lines[static_cast<size_t>(r)])) {
+        menu.footer_row = r;
+        break;
+      }
+    }
+    if (menu.footer_row < 0)
+      return fail("no footer matching /" + style.footer->pattern() +
+                  "/ within " + std::to_string(style.footer_within) +
+                  " rows below the options");
+  }
+
+  // The question: a row above option 1 (the nearest matching `question`,
+  // else the nearest non-blank row that is not a horizontal rule).
+  for (int r = menu.first_row - 1; r >= 0 && r >= menu.first_row - 8; --r) {
+    std::string_view t = TrimBox(lines[static_cast<size_t>(r)]);
+    if (t.empty()) continue;
+    if (IsRuleLine(t)) continue;
+    if (style.question && !style.question->Search(t)) continue;
+    menu.question = std::string(t);
+    break;
+  }
+  return menu;
+}
+
+}  // namespace agt::detect

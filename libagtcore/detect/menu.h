@@ -1,0 +1,49 @@
+// Menus recognised by their structure, not by one regex: consecutive
+// numbered options starting at 1, a cursor glyph on exactly one of them,
+// and the dialog's footer below. A numbered list in an agent's prose has no
+// cursor and no footer, so it is not a menu.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libagtcore/detect/regex.h"
+
+namespace agt::detect {
+
+/// How one agent draws its menus (the [menu] table of a pattern file).
+struct MenuStyle {
+  std::vector<std::string> cursor_glyphs = {"❯", "›", "●", ">"};
+  std::shared_ptr<const Regex> footer;  // a row below the options; null = not required
+  int footer_within = 8;                // rows after the last option to look for it
+  int max_gap = 4;                      // non-option rows allowed between options
+  std::shared_ptr<const Regex> hint;    // strips shortcut hints from labels
+  std::shared_ptr<const Regex> question;  // picks the question row; null = nearest row above
+};
+
+struct Menu {
+  std::vector<std::string> choices;  // labels, without numbers, boxes or hints
+  int cursor_position = 0;           // 1-based
+  bool multi_select = false;
+  std::string question;              // the row above option 1 (trimmed)
+  int first_row = 0;                 // index into the lines given
+  int last_row = 0;
+  int footer_row = -1;
+};
+
+/// The last menu in `lines` (top to bottom), or nullopt. When `why` is
+/// given it receives the reason a menu was rejected (for `patterns explain`).
+std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
+                             const MenuStyle& style,
+                             std::string* why = nullptr);
+
+/// The default hint stripper: " (esc)", " (y)", " (shift+tab)", ...
+std::shared_ptr<const Regex> DefaultHintRegex();
+
+/// Trims spaces and the box borders (│ ┃ |) at both ends of a row.
+std::string_view TrimBox(std::string_view line);
+
+}  // namespace agt::detect

@@ -1,0 +1,212 @@
+// The analyzer: pattern-set reading plus timing. Screen rules say what the
+// agent shows; timing says whether it is still moving. Waiting states win
+// over everything (a dialog on screen beats a stale "running"), output
+// activity turns a quiet-looking screen into running (Codex hides its
+// Working line while answer text streams), and an idle screen that follows
+// running is a completed turn. Silence alone never means completed.
+#include "libagtcore/detect/pattern_analyzer.h"
+
+#include <mutex>
+
+namespace agt::detect {
+namespace {
+
+using core::State;
+using core::TimeNs;
+using core::kNsPerMs;
+
+bool IsWaiting(State s) {
+  return s == State::kWaitingApproval || s == State::kWaitingInput;
+}
+
+bool Better(const RuleMatch& a, const RuleMatch& b) {
+  int pa = core::StatePrecedence(a.rule->state);
+  int pb = core::StatePrecedence(b.rule->state);
+  if (pa != pb) return pa > pb;
+  return static_cast<int>(a.rule->confidence) > static_cast<int>(b.rule->confidence);
+}
+
+core::Signal FromMatch(const RuleMatch& m) {
+  core::Signal s;
+  s.state = m.rule->state;
+  s.reason_code = m.rule->reason_code;
+  s.confidence = m.rule->confidence;
+  s.rule_id = m.rule->id;
+  s.evidence = m.evidence;
+  if (IsWaiting(s.state)) s.detail = m.detail;
+  return s;
+}
+
+class PatternAnalyzer final : public Analyzer {
+ public:
+  PatternAnalyzer(std::shared_ptr<const PatternLibrary> lib, const PatternSet* set,
+                  const AnalyzerOptions& opts)
+      : lib_(std::move(lib)), set_(set), opts_(opts) {
+    if (set_ != nullptr) {
+      const auto& t = set_->timing;
+      if (t.activity_ms >= 0) opts_.activity_ms = t.activity_ms;
+      if (t.echo_grace_ms >= 0) opts_.echo_grace_ms = t.echo_grace_ms;
+      if (t.approval_settle_ms >= 0) opts_.approval_settle_ms = t.approval_settle_ms;
+      if (t.debounce_ms >= 0) opts_.debounce_ms = t.debounce_ms;
+    }
+    last_.state = State::kUnknown;
+    last_.reason_code = "no_rule_matched";
+  }
+
+  Verdict Analyze(const AnalyzerInput& in) override {
+    Verdict v;
+    if (set_ == nullptr) {
+      v.signal.state = State::kUnknown;
+      v.signal.reason_code = "unsupported_signal";
+      v.signal.rule_id = "no_pattern_set";
+      return v;
+    }
+    ScreenReading reading = ReadScreen(*set_, in);
+    core::Signal cand = Candidate(reading, in);
+    TimeNs recheck = 0;
+
+    // An idle screen right after running is a finished turn.
+    if (cand.state == State::kIdle &&
+        (last_.state == State::kRunning || last_.state == State::kCompleted)) {
+      cand.state = State::kCompleted;
+    }
+
+    // Waiting rules must hold for their settle time before they are believed.
+    if (IsWaiting(cand.state) && cand.state != last_.state) {
+      const Rule* r = set_->FindRule(cand.rule_id);
+      int settle = r != nullptr && r->settle_ms >= 0 ? r->settle_ms : opts_.approval_settle_ms;
+      if (pending_rule_ != cand.rule_id) {
+        pending_rule_ = cand.rule_id;
+        pending_since_ = in.now;
+      }
+      TimeNs due = pending_since_ + settle * kNsPerMs;
+      if (in.now < due) {
+        recheck = due;
+        cand = last_;
+      }
+    } else if (!IsWaiting(cand.state)) {
+      pending_rule_.clear();
+    }
+
+    // Debounce running -> quiet states, so a frame between two spinner
+    // updates does not flip the pane to idle.
+    bool leaving_running = last_.state == State::kRunning &&
+                           (cand.state == State::kIdle || cand.state == State::kCompleted ||
+                            cand.state == State::kUnknown);
+    if (leaving_running) {
+      if (leave_since_ == 0) leave_since_ = in.now;
+      TimeNs due = leave_since_ + opts_.debounce_ms * kNsPerMs;
+      if (in.now < due) {
+        recheck = recheck == 0 ? due : std::min(recheck, due);
+        core::Signal keep = last_;
+        cand = keep;
+      }
+    } else {
+      leave_since_ = 0;
+    }
+
+    // Activity ends by itself: look again when the window closes.
+    if (cand.rule_id == kActivityRule) {
+      TimeNs due = in.last_output + opts_.activity_ms * kNsPerMs + 1;
+      recheck = recheck == 0 ? due : std::min(recheck, due);
+    }
+    last_ = cand;
+    v.signal = cand;
+    v.recheck_at = recheck;
+    return v;
+  }
+
+ private:
+  static constexpr const char* kActivityRule = "activity.output";
+
+  bool Active(const AnalyzerInput& in) const {
+    if (in.last_output <= 0) return false;
+    if (in.now - in.last_output > opts_.activity_ms * kNsPerMs) return false;
+    // Output right after a keystroke is its echo, not the agent working.
+    if (in.last_input > 0 && in.last_output >= in.last_input &&
+        in.last_output - in.last_input <= opts_.echo_grace_ms * kNsPerMs)
+      return false;
+    return true;
+  }
+
+  core::Signal Candidate(const ScreenReading& reading, const AnalyzerInput& in) const {
+    const RuleMatch* best = reading.best ? &*reading.best : nullptr;
+    State bs = best != nullptr ? best->rule->state : State::kUnknown;
+    if (best != nullptr && (bs == State::kError || IsWaiting(bs) || bs == State::kRunning))
+      return FromMatch(*best);
+    if (Active(in)) {
+      core::Signal s;
+      s.state = State::kRunning;
+      s.confidence = core::Confidence::kMedium;
+      s.rule_id = kActivityRule;
+      s.evidence = "output within " + std::to_string(opts_.activity_ms) + " ms";
+      return s;
+    }
+    if (best != nullptr) return FromMatch(*best);
+    core::Signal s;
+    s.state = State::kUnknown;
+    s.reason_code = "no_rule_matched";
+    s.confidence = core::Confidence::kLow;
+    return s;
+  }
+
+  std::shared_ptr<const PatternLibrary> lib_;
+  const PatternSet* set_;
+  AnalyzerOptions opts_;
+  core::Signal last_;
+  std::string pending_rule_;
+  TimeNs pending_since_ = 0;
+  TimeNs leave_since_ = 0;
+};
+
+}  // namespace
+
+ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in) {
+  ScreenReading out;
+  ScreenView view(in);
+  for (const auto& rule : set.rules) {
+    auto m = MatchRule(rule, set.menu, view);
+    if (!m) continue;
+    if (!out.best || Better(*m, *out.best)) out.best = *m;
+    out.matches.push_back(std::move(*m));
+  }
+  return out;
+}
+
+std::vector<RuleExplanation> ExplainScreen(const PatternSet& set, const AnalyzerInput& in) {
+  std::vector<RuleExplanation> out;
+  ScreenView view(in);
+  for (const auto& rule : set.rules) {
+    RuleExplanation e;
+    e.rule = &rule;
+    e.match = MatchRule(rule, set.menu, view, &e.trace);
+    e.matched = e.match.has_value();
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::unique_ptr<Analyzer> CreateAnalyzer(std::shared_ptr<const PatternLibrary> library,
+                                         std::string_view agent_type,
+                                         const AnalyzerOptions& options) {
+  const PatternSet* set = library ? library->Find(agent_type) : nullptr;
+  if (set == nullptr && library) set = library->Find("generic");
+  return std::make_unique<PatternAnalyzer>(std::move(library), set, options);
+}
+
+std::shared_ptr<const PatternLibrary> DefaultLibrary() {
+  static std::once_flag once;
+  static std::shared_ptr<const PatternLibrary> lib;
+  std::call_once(once, [] {
+    LibraryOptions o;
+    o.user_dir = DefaultUserPatternsDir();
+    lib = PatternLibrary::Load(o);
+  });
+  return lib;
+}
+
+std::unique_ptr<Analyzer> CreateAnalyzer(std::string_view agent_type) {
+  return CreateAnalyzer(DefaultLibrary(), agent_type);
+}
+
+}  // namespace agt::detect

@@ -1,0 +1,56 @@
+// The pattern analyzer: the real Analyzer behind both PTY (wrapper) and CAP
+// (poller) mode. It reads a screen through an agent's pattern set and adds
+// timing: output activity, echo grace after input, approval settle, and a
+// debounce when running turns into idle.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libagtcore/detect/analyzer.h"
+#include "libagtcore/detect/pattern_library.h"
+#include "libagtcore/detect/rule_eval.h"
+
+namespace agt::detect {
+
+/// Timing defaults (spec §7 baselines); a pattern file's [timing] overrides them.
+struct AnalyzerOptions {
+  int activity_ms = 200;         // output this recent means running
+  int echo_grace_ms = 300;       // output this soon after input is echo, not activity
+  int approval_settle_ms = 500;  // a waiting rule must hold this long (unless the rule says)
+  int debounce_ms = 300;         // running -> idle/completed must hold this long
+};
+
+/// What the pattern set alone says about a screen (no timing).
+struct ScreenReading {
+  std::optional<RuleMatch> best;       // highest precedence, then confidence, then file order
+  std::vector<RuleMatch> matches;      // every rule that matched, in file order
+};
+
+/// Reads one screen with `set`. Pure.
+ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in);
+
+/// Every rule of `set` on one screen: matched or not, and the trace of why.
+struct RuleExplanation {
+  const Rule* rule = nullptr;
+  bool matched = false;
+  std::vector<std::string> trace;
+  std::optional<RuleMatch> match;
+};
+std::vector<RuleExplanation> ExplainScreen(const PatternSet& set, const AnalyzerInput& in);
+
+/// The analyzer for `agent_type` using `library` (falls back to the
+/// "generic" set for an agent without its own; with neither, every verdict
+/// is unknown/unsupported_signal).
+std::unique_ptr<Analyzer> CreateAnalyzer(std::shared_ptr<const PatternLibrary> library,
+                                         std::string_view agent_type,
+                                         const AnalyzerOptions& options = {});
+
+/// The process-wide library: built-in sets plus the user's overrides,
+/// loaded on first use (DefaultPatternsDir, DefaultUserPatternsDir).
+std::shared_ptr<const PatternLibrary> DefaultLibrary();
+
+}  // namespace agt::detect

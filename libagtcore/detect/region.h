@@ -1,0 +1,70 @@
+// Regions: the part of a pane a pattern rule looks at. Matching only the
+// bottom of the visible screen, or what follows the last horizontal rule,
+// keeps a stale spinner line far up the screen from hiding a live prompt.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libagtcore/detect/analyzer.h"
+#include "libagtcore/result.h"
+
+namespace agt::detect {
+
+enum class RegionKind {
+  kTitle,           // the last OSC 0/2 title
+  kOscProgress,     // OSC 9;4 progress as "<state>" or "<state>;<value>"
+  kNotification,    // the last OSC 9/777 notification body
+  kBottomLines,     // the last N rows, counted up from the last non-blank row
+  kAfterLastRule,   // rows below the last horizontal rule
+  kPromptBox,       // rows between the last two horizontal rules
+  kAbovePromptBox,  // the N non-blank rows just above the prompt box
+  kWholeScreen,     // every visible row
+  kRawStream,       // recent output bytes, escapes removed
+};
+
+struct Region {
+  RegionKind kind = RegionKind::kWholeScreen;
+  int lines = 0;  // N for bottom_lines(N) and above_prompt_box(N)
+  bool operator==(const Region&) const = default;
+};
+
+/// Parses "title", "bottom_lines(8)", ...; the error names the accepted forms.
+core::Result<Region> ParseRegion(std::string_view text);
+/// The form ParseRegion reads.
+std::string RegionName(const Region& r);
+
+/// True for a horizontal rule: a row made of at least 8 box-drawing
+/// horizontals (─ ━ ═ ╌ -), optionally closed by corner glyphs (╭╮╰╯├┤).
+bool IsRuleLine(std::string_view line);
+
+/// A region's text: its rows joined with '\n', and where each row starts.
+struct RegionText {
+  std::string text;
+  std::vector<size_t> starts;  // byte offset of each row in `text`
+  std::vector<int> rows;       // screen row of each row; -1 off-screen
+  /// The whole row that contains byte `offset` of `text`.
+  std::string_view LineAt(size_t offset) const;
+  /// The screen row that contains byte `offset`, or -1.
+  int RowAt(size_t offset) const;
+};
+
+/// Cuts regions out of one analyzer input; remembers the screen's layout
+/// (last non-blank row, rule rows) so each rule costs only its match.
+class RegionCutter {
+ public:
+  explicit RegionCutter(const AnalyzerInput& in);
+  RegionText Cut(const Region& r) const;
+  /// Screen rows of the region (empty for title, progress, stream).
+  void Rows(const Region& r, int* first, int* last) const;
+  const std::vector<std::string>& lines() const { return lines_; }
+
+ private:
+  const AnalyzerInput& in_;
+  const std::vector<std::string>& lines_;
+  int last_nonblank_ = -1;
+  std::vector<int> rule_rows_;
+};
+
+}  // namespace agt::detect

@@ -1,0 +1,143 @@
+// Evaluates a rule's condition tree (regex, menu, all/any/not) on the
+// regions of one screen and extracts the waiting detail. Pure: the same
+// screen gives the same match, whichever mode (PTY or CAP) produced it.
+#include "libagtcore/detect/rule_eval.h"
+
+namespace agt::detect {
+namespace {
+
+struct EvalState {
+  const MenuStyle& style;
+  ScreenView& view;
+  std::vector<std::string>* trace;
+  std::string evidence;
+  int evidence_row = -1;
+  const Menu* menu = nullptr;
+};
+
+std::string Shorten(std::string_view s, size_t max = 160) {
+  std::string out;
+  for (char c : s.substr(0, max)) out += c == '\n' ? '|' : c;
+  if (s.size() > max) out += "...";
+  return out;
+}
+
+void Trace(EvalState& st, int depth, const std::string& line) {
+  if (st.trace != nullptr) st.trace->push_back(std::string(depth * 2, ' ') + line);
+}
+
+bool Eval(const Condition& c, const Region& inherited, EvalState& st, int depth,
+          bool negated) {
+  const Region& region = c.region ? *c.region : inherited;
+  std::string where = RegionName(region);
+  if (c.regex) {
+    const RegionText& text = st.view.Get(region);
+    RegexMatch m;
+    if (!c.regex->Search(text.text, &m)) {
+      Trace(st, depth, "FAIL regex /" + c.regex->pattern() + "/ on " + where +
+                           (text.text.empty() ? " (region empty)"
+                                              : ": no match in \"" + Shorten(text.text) + "\""));
+      return false;
+    }
+    std::string_view line = text.LineAt(m.begin());
+    Trace(st, depth, "ok   regex /" + c.regex->pattern() + "/ on " + where +
+                         ": matched \"" + Shorten(line) + "\"");
+    if (!negated && st.evidence.empty()) {
+      st.evidence = std::string(line);
+      st.evidence_row = text.RowAt(m.begin());
+    }
+  }
+  if (c.menu) {
+    std::string why;
+    const auto& menu = st.view.MenuIn(region, st.style, &why);
+    if (!menu) {
+      Trace(st, depth, "FAIL menu on " + where + ": " + why);
+      return false;
+    }
+    Trace(st, depth, "ok   menu on " + where + ": " +
+                         std::to_string(menu->choices.size()) + " options, cursor on " +
+                         std::to_string(menu->cursor_position) +
+                         (menu->multi_select ? ", multi-select" : ""));
+    if (!negated) st.menu = &*menu;
+  }
+  for (size_t i = 0; i < c.all.size(); ++i) {
+    Trace(st, depth, "all[" + std::to_string(i) + "]:");
+    if (!Eval(c.all[i], region, st, depth + 1, negated)) return false;
+  }
+  if (!c.any.empty()) {
+    bool one = false;
+    for (size_t i = 0; i < c.any.size() && !one; ++i) {
+      Trace(st, depth, "any[" + std::to_string(i) + "]:");
+      one = Eval(c.any[i], region, st, depth + 1, negated);
+    }
+    if (!one) {
+      Trace(st, depth, "FAIL any: none of " + std::to_string(c.any.size()) + " held");
+      return false;
+    }
+  }
+  for (size_t i = 0; i < c.none.size(); ++i) {
+    Trace(st, depth, "not[" + std::to_string(i) + "]:");
+    if (Eval(c.none[i], region, st, depth + 1, true)) {
+      Trace(st, depth, "FAIL not[" + std::to_string(i) + "] held");
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const RegionText& ScreenView::Get(const Region& r) {
+  auto it = cache_.find(Key(r));
+  if (it != cache_.end()) return it->second;
+  return cache_.emplace(Key(r), cutter_.Cut(r)).first->second;
+}
+
+const std::optional<Menu>& ScreenView::MenuIn(const Region& r,
+                                              const MenuStyle& style,
+                                              std::string* why) {
+  auto it = menus_.find(Key(r));
+  if (it == menus_.end()) {
+    int first = 0;
+    int last = -1;
+    cutter_.Rows(r, &first, &last);
+    std::vector<std::string_view> rows;
+    for (int i = first; i <= last; ++i)
+      rows.emplace_back(cutter_.lines()[static_cast<size_t>(i)]);
+    std::string reason = rows.empty() ? "region empty" : "";
+    auto menu = rows.empty() ? std::nullopt : FindMenu(rows, style, &reason);
+    it = menus_.emplace(Key(r), std::pair{std::move(menu), reason}).first;
+  }
+  if (why != nullptr) *why = it->second.second;
+  return it->second.first;
+}
+
+std::optional<RuleMatch> MatchRule(const Rule& rule, const MenuStyle& style,
+                                   ScreenView& view,
+                                   std::vector<std::string>* trace) {
+  EvalState st{style, view, trace, {}, -1, nullptr};
+  if (!Eval(rule.cond, rule.region, st, 1, false)) return std::nullopt;
+  RuleMatch m;
+  m.rule = &rule;
+  m.evidence = std::move(st.evidence);
+  m.evidence_row = st.evidence_row;
+  m.detail.approval_type = rule.approval_type;
+  if (st.menu != nullptr) {
+    m.detail.choices = st.menu->choices;
+    m.detail.cursor_position = st.menu->cursor_position;
+    m.detail.multi_select = st.menu->multi_select;
+    m.detail.details = st.menu->question;
+    if (m.evidence.empty()) m.evidence = st.menu->question;
+  }
+  if (rule.details) {
+    const RegionText& text = view.Get(rule.region);
+    RegexMatch dm;
+    if (rule.details->Search(text.text, &dm)) {
+      std::string_view d = dm.Group(text.text, dm.groups.size() > 1 ? 1 : 0);
+      m.detail.details = std::string(TrimBox(d));
+    }
+  }
+  return m;
+}
+
+}  // namespace agt::detect

@@ -1,0 +1,44 @@
+// Matching one rule against one screen, with an optional trace of every
+// test and why it passed or failed (the engine behind `patterns explain`).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libagtcore/detect/pattern_set.h"
+
+namespace agt::detect {
+
+struct RuleMatch {
+  const Rule* rule = nullptr;
+  std::string evidence;       // the row the rule's first positive test matched
+  int evidence_row = -1;      // its screen row, -1 off-screen (title, stream)
+  core::WaitingDetail detail; // filled for rules with a menu or extractions
+};
+
+/// One screen seen through regions; cuts each region once.
+class ScreenView {
+ public:
+  explicit ScreenView(const AnalyzerInput& in) : cutter_(in) {}
+  const RegionText& Get(const Region& r);
+  /// The menu in region `r`, found once per (region) and cached.
+  const std::optional<Menu>& MenuIn(const Region& r, const MenuStyle& style,
+                                    std::string* why);
+
+ private:
+  static int Key(const Region& r) {
+    return static_cast<int>(r.kind) * 10000 + r.lines;
+  }
+  RegionCutter cutter_;
+  std::map<int, RegionText> cache_;
+  std::map<int, std::pair<std::optional<Menu>, std::string>> menus_;
+};
+
+/// Matches `rule`; `trace`, when given, receives one indented line per test.
+std::optional<RuleMatch> MatchRule(const Rule& rule, const MenuStyle& style,
+                                   ScreenView& view,
+                                   std::vector<std::string>* trace = nullptr);
+
+}  // namespace agt::detect

@@ -1,0 +1,159 @@
+#include "libagtcore/detect/pattern_analyzer.h"
+
+#include <gtest/gtest.h>
+
+namespace agt::detect {
+namespace {
+
+using core::kNsPerMs;
+using core::State;
+
+constexpr const char* kSet = R"(
+agent = "demo"
+[menu]
+cursor = ["❯"]
+footer = 'Esc to cancel'
+
+[[rule]]
+id = "demo.approval"
+state = "waiting_approval"
+region = "bottom_lines(8)"
+regex = 'Do you want to proceed\?'
+menu = true
+approval_type = "shell"
+confidence = "high"
+
+[[rule]]
+id = "demo.working"
+state = "running"
+region = "bottom_lines(3)"
+regex = 'esc to interrupt'
+confidence = "high"
+
+[[rule]]
+id = "demo.idle"
+state = "idle"
+region = "bottom_lines(3)"
+regex = '^❯ '
+)";
+
+class AnalyzerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto lib = std::make_shared<PatternLibrary>();
+    auto set = ParsePatternSet(kSet, "demo.toml");
+    ASSERT_TRUE(set.ok()) << set.error().message;
+    lib->Put(std::move(set).value());
+    lib_ = lib;
+    analyzer_ = CreateAnalyzer(lib_, "demo");
+  }
+
+  Verdict At(int64_t ms, std::vector<std::string> lines, int64_t last_output_ms = 0,
+             int64_t last_input_ms = 0) {
+    screen_.lines = std::move(lines);
+    AnalyzerInput in;
+    in.screen = &screen_;
+    in.signals = &signals_;
+    in.agent_type = "demo";
+    in.now = ms * kNsPerMs;
+    in.last_output = last_output_ms * kNsPerMs;
+    in.last_input = last_input_ms * kNsPerMs;
+    return analyzer_->Analyze(in);
+  }
+
+  std::shared_ptr<const PatternLibrary> lib_;
+  std::unique_ptr<Analyzer> analyzer_;
+  Screen screen_;
+  StreamSignals signals_;
+};
+
+const std::vector<std::string> kIdle = {"hello", "❯ "};
+const std::vector<std::string> kWorking = {"✢ Working…", "❯ ", "esc to interrupt"};
+const std::vector<std::string> kDialog = {"Do you want to proceed?", "❯ 1. Yes", "  2. No (esc)",
+                                          "Esc to cancel"};
+
+TEST_F(AnalyzerTest, UnrecognisedScreenIsUnknownWithAReason) {
+  Verdict v = At(1000, {"lab$ ls", "a b c"});
+  EXPECT_EQ(v.signal.state, State::kUnknown);
+  EXPECT_EQ(v.signal.reason_code, "no_rule_matched");
+}
+
+TEST_F(AnalyzerTest, IdleThenRunningThenCompleted) {
+  EXPECT_EQ(At(1000, kIdle).signal.state, State::kIdle);
+  Verdict r = At(2000, kWorking, 1990);
+  EXPECT_EQ(r.signal.state, State::kRunning);
+  EXPECT_EQ(r.signal.rule_id, "demo.working");
+  EXPECT_EQ(r.signal.evidence, "esc to interrupt");
+  // The idle prompt right after running is a finished turn, after the debounce.
+  Verdict d = At(3000, kIdle, 2500);
+  EXPECT_EQ(d.signal.state, State::kRunning);
+  EXPECT_EQ(d.recheck_at, 3300 * kNsPerMs);
+  Verdict c = At(3300, kIdle, 2500);
+  EXPECT_EQ(c.signal.state, State::kCompleted);
+  EXPECT_EQ(c.signal.rule_id, "demo.idle");
+  EXPECT_EQ(At(9000, kIdle, 2500).signal.state, State::kCompleted);
+}
+
+TEST_F(AnalyzerTest, ApprovalSettlesBeforeItIsBelieved) {
+  At(1000, kIdle);
+  Verdict first = At(2000, kDialog);
+  EXPECT_EQ(first.signal.state, State::kIdle);
+  EXPECT_EQ(first.recheck_at, 2500 * kNsPerMs);
+  Verdict settled = At(2500, kDialog);
+  ASSERT_EQ(settled.signal.state, State::kWaitingApproval);
+  EXPECT_EQ(settled.signal.rule_id, "demo.approval");
+  EXPECT_EQ(settled.signal.detail.approval_type, "shell");
+  EXPECT_EQ(settled.signal.detail.choices, (std::vector<std::string>{"Yes", "No"}));
+  EXPECT_EQ(settled.signal.detail.cursor_position, 1);
+  EXPECT_EQ(settled.signal.detail.details, "Do you want to proceed?");
+  EXPECT_EQ(settled.recheck_at, 0);
+}
+
+TEST_F(AnalyzerTest, ADialogThatVanishesBeforeSettlingNeverShows) {
+  At(1000, kIdle);
+  EXPECT_EQ(At(2000, kDialog).signal.state, State::kIdle);
+  EXPECT_EQ(At(2200, kIdle).signal.state, State::kIdle);
+  // It must settle afresh when it comes back.
+  EXPECT_EQ(At(2600, kDialog).signal.state, State::kIdle);
+  EXPECT_EQ(At(3100, kDialog).signal.state, State::kWaitingApproval);
+}
+
+TEST_F(AnalyzerTest, OutputActivityMeansRunningButEchoDoesNot) {
+  EXPECT_EQ(At(1000, kIdle).signal.state, State::kIdle);
+  // Output 100 ms after a keystroke is its echo.
+  EXPECT_EQ(At(2150, kIdle, 2100, 2000).signal.state, State::kIdle);
+  // Output long after the last keystroke is the agent writing.
+  Verdict v = At(3050, kIdle, 3000, 2000);
+  EXPECT_EQ(v.signal.state, State::kRunning);
+  EXPECT_EQ(v.signal.rule_id, "activity.output");
+  EXPECT_EQ(v.recheck_at, 3200 * kNsPerMs + 1);
+  // Activity never hides a dialog.
+  At(3100, kDialog, 3090);
+  EXPECT_EQ(At(3700, kDialog, 3690).signal.state, State::kWaitingApproval);
+}
+
+TEST_F(AnalyzerTest, SilenceIsNotCompletion) {
+  At(1000, kWorking, 1000);
+  // A long quiet tool run: the working line stays, so does running.
+  EXPECT_EQ(At(60000, kWorking, 1000).signal.state, State::kRunning);
+}
+
+TEST(CreateAnalyzer, UnknownAgentUsesGenericAndNoLibraryIsUnsupported) {
+  auto none = CreateAnalyzer(nullptr, "claude");
+  Screen s;
+  AnalyzerInput in;
+  in.screen = &s;
+  Verdict v = none->Analyze(in);
+  EXPECT_EQ(v.signal.state, State::kUnknown);
+  EXPECT_EQ(v.signal.reason_code, "unsupported_signal");
+
+  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}});
+  auto generic = CreateAnalyzer(lib, "some-new-agent");
+  s.lines = {"Overwrite config.yaml? (y/n)"};
+  EXPECT_EQ(generic->Analyze(in).signal.state, State::kUnknown);  // settling
+  in.now = 10 * core::kNsPerSec;
+  EXPECT_EQ(generic->Analyze(in).signal.state, State::kWaitingInput);
+}
+
+}  // namespace
+}  // namespace agt::detect

@@ -1,0 +1,149 @@
+#include "libagtcore/detect/menu.h"
+
+#include <gtest/gtest.h>
+
+namespace agt::detect {
+namespace {
+
+std::vector<std::string_view> View(const std::vector<std::string>& v) {
+  return {v.begin(), v.end()};
+}
+
+MenuStyle Style(std::vector<std::string> glyphs, const char* footer) {
+  MenuStyle s;
+  s.cursor_glyphs = std::move(glyphs);
+  if (footer != nullptr) s.footer = std::make_shared<const Regex>(*Regex::Compile(footer));
+  return s;
+}
+
+TEST(Menu, ClaudeApprovalDialog) {
+  std::vector<std::string> rows = {
+      " Bash command",
+      "",
+      "   mkdir -p build/out",
+      "   Create the build output directory",
+      "",
+      " Do you want to proceed?",
+      " ❯ 1. Yes",
+      "   2. Yes, and don't ask again for mkdir commands in /tmp/work",
+      "   3. No, and tell Claude what to do differently (esc)",
+      "",
+      " Esc to cancel · Tab to amend",
+  };
+  auto m = FindMenu(View(rows), Style({"❯"}, "Esc to cancel"));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->choices, (std::vector<std::string>{
+                            "Yes", "Yes, and don't ask again for mkdir commands in /tmp/work",
+                            "No, and tell Claude what to do differently"}));
+  EXPECT_EQ(m->cursor_position, 1);
+  EXPECT_FALSE(m->multi_select);
+  EXPECT_EQ(m->question, "Do you want to proceed?");
+}
+
+TEST(Menu, CursorOnALaterOptionAndDescriptionsBetween) {
+  std::vector<std::string> rows = {
+      "Which test framework should I use?",
+      "",
+      "  1. pytest",
+      "     The de-facto standard, plain asserts",
+      "❯ 2. unittest",
+      "     In the standard library",
+      "  3. doctest",
+      "     Examples in docstrings",
+      "  4. Type something.",
+      "Enter to select · ↑/↓ to navigate · Esc to cancel",
+  };
+  auto m = FindMenu(View(rows), Style({"❯"}, "Enter to select"));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->cursor_position, 2);
+  EXPECT_EQ(m->choices.size(), 4u);
+  EXPECT_EQ(m->choices[3], "Type something.");
+  EXPECT_EQ(m->question, "Which test framework should I use?");
+}
+
+TEST(Menu, MultiSelectBoxes) {
+  std::vector<std::string> rows = {
+      "Which checks should run?",
+      "❯ 1. [ ] lint",
+      "  2. [x] unit tests",
+      "  3. [ ] e2e",
+      "Enter to select · Esc to cancel",
+  };
+  auto m = FindMenu(View(rows), Style({"❯"}, "Esc to cancel"));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_TRUE(m->multi_select);
+  EXPECT_EQ(m->choices, (std::vector<std::string>{"lint", "unit tests", "e2e"}));
+}
+
+TEST(Menu, BoxedGeminiStyleAndCodexHints) {
+  std::vector<std::string> gemini = {
+      "│ Allow execution of [Shell]?                   │",
+      "│ ● 1. Allow once                               │",
+      "│   2. Allow for this session                   │",
+      "│   3. No, suggest changes (esc)                │",
+      "╰───────────────────────────────────────────────╯",
+  };
+  auto g = FindMenu(View(gemini), Style({"●"}, nullptr));
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->choices, (std::vector<std::string>{"Allow once", "Allow for this session",
+                                                  "No, suggest changes"}));
+  EXPECT_EQ(g->question, "Allow execution of [Shell]?");
+
+  std::vector<std::string> codex = {
+      "  Would you like to run the following command?",
+      "› 1. Yes, proceed (y)",
+      "  2. Yes, and don't ask again for commands that start with `ls` (p)",
+      "  3. No, and tell Codex what to do differently (esc)",
+      "  Press enter to confirm or esc to cancel",
+  };
+  auto c = FindMenu(View(codex), Style({"›"}, "Press enter to confirm"));
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->choices[0], "Yes, proceed");
+  EXPECT_EQ(c->choices[1], "Yes, and don't ask again for commands that start with `ls`");
+}
+
+TEST(Menu, ProseNumberedListIsNotAMenu) {
+  std::vector<std::string> prose = {
+      "● Here is the plan:",
+      "  1. Read the README",
+      "  2. Write the tests",
+      "  3. Run them",
+      "",
+      "Esc to cancel",
+  };
+  std::string why;
+  EXPECT_FALSE(FindMenu(View(prose), Style({"❯"}, "Esc to cancel"), &why).has_value());
+  EXPECT_NE(why.find("0 cursor glyphs"), std::string::npos) << why;
+
+  // A list with a '>' quote marker in the middle still has no footer.
+  std::vector<std::string> quoted = {"1. first", "> 2. second", "3. third", "done."};
+  EXPECT_FALSE(FindMenu(View(quoted), Style({">"}, "Esc to cancel"), &why).has_value());
+  EXPECT_NE(why.find("no footer"), std::string::npos) << why;
+}
+
+TEST(Menu, NeedsConsecutiveNumbersFromOneAndOneCursor) {
+  std::string why;
+  std::vector<std::string> from2 = {"❯ 2. b", "  3. c", "Esc to cancel"};
+  EXPECT_FALSE(FindMenu(View(from2), Style({"❯"}, "Esc"), &why).has_value());
+  std::vector<std::string> gap = {"❯ 1. a", "  3. c", "Esc to cancel"};
+  EXPECT_FALSE(FindMenu(View(gap), Style({"❯"}, "Esc"), &why).has_value());
+  std::vector<std::string> two = {"❯ 1. a", "❯ 2. b", "Esc to cancel"};
+  EXPECT_FALSE(FindMenu(View(two), Style({"❯"}, "Esc"), &why).has_value());
+  EXPECT_NE(why.find("2 cursor glyphs"), std::string::npos) << why;
+  std::vector<std::string> single = {"❯ 1. a", "Esc to cancel"};
+  EXPECT_FALSE(FindMenu(View(single), Style({"❯"}, "Esc"), &why).has_value());
+}
+
+TEST(Menu, TheLastMenuOnScreenWins) {
+  std::vector<std::string> rows = {
+      "❯ 1. old", "  2. older", "Esc to cancel", "...", "Second question?", "  1. new", "❯ 2. newer",
+      "Esc to cancel",
+  };
+  auto m = FindMenu(View(rows), Style({"❯"}, "Esc to cancel"));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->choices, (std::vector<std::string>{"new", "newer"}));
+  EXPECT_EQ(m->cursor_position, 2);
+}
+
+}  // namespace
+}  // namespace agt::detect
