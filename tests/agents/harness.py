@@ -353,7 +353,7 @@ class Recorder:
             self.tmux.send("Enter")
             self.act("submit", text=text)
         elif do == "keys":
-            self.keys(st["keys"], **{k: st[k] for k in ("resolves", "update", "mark", "note") if k in st})
+            self.keys(st["keys"], **{k: st[k] for k in ("resolves", "interrupts", "update", "mark", "note") if k in st})
         elif do == "wait_response":
             turn, item = st.get("turn"), st.get("item")
             e = self.wait_model(lambda e: e.get("ev") == "response_end" and e.get("turn") == turn
@@ -618,7 +618,9 @@ def derive(fixture_dir):
                     upd = {k: v for k, v in cur.items() if k not in ("t", "state", "source")}
                     upd.update(p["update"])
                     emit(mono, cur["state"], "driver_key", **upd)
-                if p.get("mark"):
+                if p.get("interrupts") and cur.get("state") == "running":
+                    emit(mono, "idle", "driver_interrupted", reason_code="interrupted")
+                elif p.get("mark"):
                     emit(mono, p["mark"]["state"], "driver_key",
                          **{k: v for k, v in p["mark"].items() if k != "state"})
                 elif p.get("resolves"):
