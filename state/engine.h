@@ -8,13 +8,16 @@
 // supersession between sources -> precedence among the fresh candidates.
 #pragma once
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "state/fusion.h"
 #include "state/model.h"
+#include "state/order.h"
 
 namespace agt::state {
 
@@ -28,6 +31,29 @@ struct EngineOptions {
   std::array<TimeNs, core::kSourceCount> signal_ttl = {0, 0, 0, 0};
 };
 
+/// The engine's bookkeeping for one runtime beyond its row and candidates:
+/// what the state_version, the stale marks and the demotion guard derive from.
+struct RuntimeBook {
+  std::string runtime_id;
+  TimeNs max_ingested = 0;       // newest ingested_at of its events (demotion_due excluded)
+  int64_t demoted_version = -1;  // newest guard version of a demotion_due, -1 = none
+  TimeNs demoted_at = 0;         // ingested_at of that demotion_due
+  std::array<TimeMark, core::kSourceCount> stale{};  // newest stale_detected per source
+  bool operator==(const RuntimeBook&) const = default;
+};
+
+/// The same for one target: its health and the marks that apply to all of
+/// its panes.
+struct TargetBook {
+  std::string target_id;
+  bool has_health = false;
+  TargetHealth health = TargetHealth::kOk;
+  OrderKey health_key;           // the health event that decided
+  TimeNs max_ingested = 0;       // newest ingested_at of its target-scoped events
+  std::array<TimeMark, core::kSourceCount> stale{};
+  bool operator==(const TargetBook&) const = default;
+};
+
 /// Everything the engine holds; the store can rebuild it at start-up.
 struct EngineSnapshot {
   std::vector<Runtime> runtimes;
@@ -37,6 +63,10 @@ struct EngineSnapshot {
   std::vector<std::pair<std::string, TargetHealth>> target_health;
   std::vector<std::pair<Candidate, std::string>> candidates;  // (candidate, runtime_id)
   std::vector<std::string> dedupe_keys;  // "runtime\x1fsource\x1fkey" of stored events
+                                         // ("@target" in place of runtime for target-scoped ones)
+  std::vector<RuntimeBook> runtime_books;
+  std::vector<TargetBook> target_books;
+  bool operator==(const EngineSnapshot&) const = default;
 };
 
 class Engine {
@@ -68,7 +98,10 @@ class Engine {
   const Runtime* ActiveRuntime(const std::string& target_id, const std::string& pane_id) const;
   /// Every source's latest opinion for a runtime (for `agtmux explain`).
   std::vector<Candidate> Candidates(const std::string& runtime_id) const;
-  std::vector<PaneState> AllPanes() const;
+  std::vector<PaneState> AllPanes() const;  // sorted by (target_id, pane_id)
+  /// How fusion judged each source of a pane's active runtime at `now`
+  /// (for `agtmux explain`); has_winner false when nothing decided.
+  FusionResult Explain(const std::string& target_id, const std::string& pane_id, TimeNs now) const;
 
   EngineSnapshot Snapshot() const;
   void Restore(const EngineSnapshot& snapshot);

@@ -110,6 +110,7 @@ enum class Disposition : uint8_t {
 struct Effects {
   Disposition disposition = Disposition::kRejected;
   std::string error_code;                 // "E_RUNTIME_STALE", ... when rejected/stored-only
+  std::string error_message;              // names the field or rule, when rejected
   std::optional<Event> stored_event;      // row for `events` (runtime bound)
   std::vector<InboxEntry> inbox;          // inbox rows inserted or changed
   std::vector<Runtime> runtimes;          // runtime rows inserted or changed (ended)

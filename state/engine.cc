@@ -1,0 +1,283 @@
+// The state engine's event path: validation, dedupe, the per-(runtime,
+// source) cursor, the runtime guard, and what each event type changes. Every
+// fact the engine keeps is a maximum or minimum over the events received (the
+// newest candidate per source, the newest stale mark, the earliest end of a
+// runtime, ...), never "whatever arrived last": that is what makes a shuffled
+// replay converge to the same state (NFR-8). Lifecycle and binding live in
+// engine_lifecycle.cc, resolution and views in engine_resolve.cc.
+#include "state/engine.h"
+
+#include <algorithm>
+
+#include "libagtcore/result.h"
+#include "state/engine_impl.h"
+
+namespace agt::state {
+
+namespace et = core::event_type;
+
+namespace {
+
+constexpr int Idx(Source s) { return static_cast<int>(s); }
+
+// The first problem with `e`, or "" when it can enter the engine.
+std::string Validate(const Event& e) {
+  if (e.event_id.empty()) return "event_id: missing";
+  if (e.dedupe_key.empty()) return "dedupe_key: missing (every event needs one)";
+  if (e.ingested_at <= 0) return "ingested_at: not set (the daemon stamps it at ingest)";
+  if (e.signal && e.signal->state == State::kUnknown && e.signal->reason_code.empty()) {
+    return "signal.reason_code: required when signal.state is unknown";
+  }
+  const std::string& t = e.event_type;
+  if (t == et::kWrapperStarted) {
+    if (e.runtime_id.empty()) return "runtime_id: wrapper_started must carry the runtime_id the wrapper chose";
+    if (!e.runtime) return "runtime: wrapper_started must carry the runtime facts";
+    return "";
+  }
+  if (t == et::kRuntimeObserved) {
+    if (e.target_id.empty() || e.pane_id.empty()) {
+      return "target_id/pane_id: runtime_observed must name the pane it saw";
+    }
+    if (!e.runtime) return "runtime: runtime_observed must carry the runtime facts";
+    return "";
+  }
+  if (t == et::kTargetHealthChanged) {
+    if (e.target_id.empty()) return "target_id: target_health_changed must name its target";
+    if (e.health != "ok" && e.health != "degraded" && e.health != "down") {
+      return "health: must be ok, degraded or down, got \"" + e.health + "\"";
+    }
+    return "";
+  }
+  if (t == et::kDemotionDue) {
+    if (e.runtime_id.empty()) return "runtime_id: demotion_due must name the runtime DueDemotions reported";
+    if (!e.source_seq) return "source_seq: demotion_due carries the guarded state_version there";
+    return "";
+  }
+  if (t == et::kStaleDetected && e.runtime_id.empty() && e.pane_id.empty()) {
+    if (e.target_id.empty()) return "target_id: stale_detected needs a runtime_id or a target_id";
+    return "";
+  }
+  if (e.runtime_id.empty() && (e.target_id.empty() || e.pane_id.empty())) {
+    return "runtime_id: missing, and so is the target_id+pane_id to bind it by";
+  }
+  return "";
+}
+
+std::string_view ErrCode(core::Err code) { return core::ErrName(code); }
+
+}  // namespace
+
+std::string PaneKey(const std::string& target_id, const std::string& pane_id) {
+  std::string k;
+  k.reserve(target_id.size() + pane_id.size() + 1);
+  k.append(target_id).push_back('\x1f');
+  k.append(pane_id);
+  return k;
+}
+
+std::string PendingKey(const Event& e) {
+  std::string k = e.runtime_id.empty() ? PaneKey(e.target_id, e.pane_id) : e.runtime_id;
+  k.push_back('\x1f');
+  k.append(core::SourceName(e.source)).push_back('\x1f');
+  k.append(e.dedupe_key);
+  return k;
+}
+
+void UpsertRuntime(Effects& fx, const Runtime& rt) {
+  for (Runtime& r : fx.runtimes) {
+    if (r.runtime_id == rt.runtime_id) {
+      r = rt;
+      return;
+    }
+  }
+  fx.runtimes.push_back(rt);
+}
+
+void UpsertState(Effects& fx, const PaneState& s) {
+  for (PaneState& p : fx.states) {
+    if (p.target_id == s.target_id && p.pane_id == s.pane_id) {
+      p = s;
+      return;
+    }
+  }
+  fx.states.push_back(s);
+}
+
+void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k) {
+  for (Cursor& c : fx.cursors) {
+    if (c.runtime_id == runtime_id && c.source == s) {
+      c.last = k;
+      return;
+    }
+  }
+  fx.cursors.push_back(Cursor{runtime_id, s, k});
+}
+
+void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c) {
+  for (auto& [cand, id] : fx.candidates) {
+    if (id == runtime_id && cand.source == c.source) {
+      cand = c;
+      return;
+    }
+  }
+  fx.candidates.emplace_back(c, runtime_id);
+}
+
+void UpsertInbox(Effects& fx, const InboxEntry& entry) {
+  for (InboxEntry& i : fx.inbox) {
+    if (i.event.event_id == entry.event.event_id) {
+      i = entry;
+      return;
+    }
+  }
+  fx.inbox.push_back(entry);
+}
+
+Effects Engine::Impl::Apply(const Event& e, TimeNs now) {
+  Effects fx;
+  if (std::string problem = Validate(e); !problem.empty()) {
+    fx.disposition = Disposition::kRejected;
+    fx.error_code = ErrCode(core::Err::kPayloadInvalid);
+    fx.error_message = std::move(problem);
+    return fx;
+  }
+  const std::string& type = e.event_type;
+  if (type == et::kWrapperStarted || type == et::kRuntimeObserved) {
+    fx.disposition = StartRuntime(e, now, fx);
+    return fx;
+  }
+  if (type == et::kTargetHealthChanged ||
+      (type == et::kStaleDetected && e.runtime_id.empty() && e.pane_id.empty())) {
+    fx.disposition = ApplyTargetScoped(e, now, fx);
+    return fx;
+  }
+  if (e.runtime_id.empty()) {
+    fx.disposition = BindOrPark(e, now, fx);
+    return fx;
+  }
+  auto it = runtimes.find(e.runtime_id);
+  if (it == runtimes.end()) {
+    // Not known yet: its wrapper_started may still be in a spool. It waits
+    // in the inbox like an unbound event (see docs/precedence.md).
+    fx.disposition = BindOrPark(e, now, fx);
+    return fx;
+  }
+  fx.disposition = ApplyToRuntime(e, it->second, now, fx, &fx.error_code);
+  if (fx.disposition != Disposition::kDuplicate) fx.stored_event = e;
+  return fx;
+}
+
+Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs now, Effects& fx,
+                                         std::string* error_code) {
+  const int src = Idx(e.source);
+  Slot& slot = r.slots[src];
+  if (slot.dedupe.contains(e.dedupe_key)) return Disposition::kDuplicate;
+  slot.dedupe.insert(e.dedupe_key);
+
+  const std::string& type = e.event_type;
+  const bool ended_before = r.rt.ended_at != 0;
+  const bool demotion = type == et::kDemotionDue;
+  // demotion_due does not count towards state_version: it is guarded by it.
+  if (!demotion && e.ingested_at > r.max_ingested) {
+    r.max_ingested = e.ingested_at;
+    if (r.pane != nullptr) r.pane->max_ingested = std::max(r.pane->max_ingested, e.ingested_at);
+  }
+
+  const OrderKey key = MakeOrderKey(e, opt.skew_budget);
+  Outcome o;
+  if (type == et::kWrapperExited || type == et::kRuntimeEnded) {
+    o.changed = EndRuntime(r, std::max(key.effective_time, r.rt.started_at), fx);
+  } else if (type == et::kStaleDetected) {
+    // From the poller (the reconciler) it marks every source; from a source
+    // it marks that source's own opinion.
+    const TimeMark mark = MarkOf(key);
+    for (int s = 0; s < core::kSourceCount; ++s) {
+      if (e.source != Source::kPoller && s != src) continue;
+      if (r.slots[s].stale < mark) {
+        r.slots[s].stale = mark;
+        o.changed = true;
+      }
+    }
+  } else if (demotion) {
+    const int64_t v = *e.source_seq;
+    if (v > r.demoted_version || (v == r.demoted_version && e.ingested_at > r.demoted_at)) {
+      r.demoted_version = v;
+      r.demoted_at = e.ingested_at;
+      o.changed = true;
+    }
+  } else if (e.signal) {
+    // The candidate is the (runtime, source) cursor: only a newer event
+    // replaces it. Lifecycle events carry no signal and leave it alone, so
+    // they can never starve a late signal of the same source.
+    if (!slot.has_candidate || CompareInStream(key, slot.candidate.key) > 0) {
+      slot.has_candidate = true;
+      Candidate& c = slot.candidate;
+      c.source = e.source;
+      c.signal = *e.signal;
+      c.event_id = e.event_id;
+      c.key = key;
+      c.seen_at = e.ingested_at;
+      c.stale = false;
+      UpsertCursor(fx, r.rt.runtime_id, e.source, key);
+      UpsertCandidate(fx, r.rt.runtime_id, c);
+      o.changed = true;
+    } else {
+      o.out_of_order = true;
+    }
+  }
+
+  if (r.pane != nullptr) Resolve(*r.pane, now, fx);
+  if (ended_before) {
+    *error_code = ErrCode(core::Err::kRuntimeStale);
+    return Disposition::kStored;
+  }
+  if (o.out_of_order) {
+    *error_code = ErrCode(core::Err::kOutOfOrder);
+    return Disposition::kStored;
+  }
+  return Disposition::kApplied;
+}
+
+Disposition Engine::Impl::ApplyTargetScoped(const Event& e, TimeNs now, Effects& fx) {
+  TargetRec& t = TargetFor(e.target_id);
+  auto& dedupe = t.dedupe[Idx(e.source)];
+  if (dedupe.contains(e.dedupe_key)) return Disposition::kDuplicate;
+  dedupe.insert(e.dedupe_key);
+  fx.stored_event = e;
+  t.book.max_ingested = std::max(t.book.max_ingested, e.ingested_at);
+
+  const OrderKey key = MakeOrderKey(e, opt.skew_budget);
+  bool out_of_order = false;
+  if (e.event_type == et::kTargetHealthChanged) {
+    if (!t.book.has_health || CompareInStream(key, t.book.health_key) > 0) {
+      t.book.has_health = true;
+      t.book.health_key = key;
+      t.book.health = e.health == "down"       ? TargetHealth::kDown
+                      : e.health == "degraded" ? TargetHealth::kDegraded
+                                               : TargetHealth::kOk;
+      fx.target_health.emplace_back(t.book.target_id, t.book.health);
+    } else {
+      out_of_order = true;
+    }
+  } else {  // target-wide stale_detected
+    const TimeMark mark = MarkOf(key);
+    for (int s = 0; s < core::kSourceCount; ++s) {
+      if (e.source != Source::kPoller && s != Idx(e.source)) continue;
+      t.book.stale[s] = std::max(t.book.stale[s], mark);
+    }
+  }
+  for (PaneRec* p : t.panes) Resolve(*p, now, fx);
+  if (out_of_order) {
+    fx.error_code = ErrCode(core::Err::kOutOfOrder);
+    return Disposition::kStored;
+  }
+  return Disposition::kApplied;
+}
+
+Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Engine::~Engine() = default;
+
+Effects Engine::Apply(const Event& e, TimeNs now) { return impl_->Apply(e, now); }
+Effects Engine::Tick(TimeNs now) { return impl_->Tick(now); }
+
+}  // namespace agt::state

@@ -1,0 +1,109 @@
+// The engine's private records (not part of the interface): one record per
+// runtime, pane and target, linked by pointers into node-based hash maps so
+// that the hot path does one hash lookup per event.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "state/engine.h"
+
+namespace agt::state {
+
+struct PaneRec;
+struct TargetRec;
+
+/// One source's view of one runtime.
+struct Slot {
+  bool has_candidate = false;
+  Candidate candidate;         // latest opinion; also the (runtime, source) cursor
+  TimeMark stale;              // newest stale_detected aimed at this source
+  std::unordered_set<std::string> dedupe;  // dedupe keys of stored events
+};
+
+struct RuntimeRec {
+  Runtime rt;
+  std::array<Slot, core::kSourceCount> slots;
+  TimeNs max_ingested = 0;
+  int64_t demoted_version = -1;
+  TimeNs demoted_at = 0;
+  PaneRec* pane = nullptr;     // null for a pane-less runtime (outside tmux)
+};
+
+struct PaneRec {
+  std::string target_id, pane_id;
+  std::vector<RuntimeRec*> history;  // every runtime of the pane, by (started_at, runtime_id)
+  RuntimeRec* active = nullptr;
+  TargetRec* target = nullptr;
+  TimeNs max_ingested = 0;           // max over history's max_ingested
+  bool has_state = false;
+  PaneState state;
+};
+
+struct TargetRec {
+  TargetBook book;
+  std::vector<PaneRec*> panes;
+  std::array<std::unordered_set<std::string>, core::kSourceCount> dedupe;
+};
+
+/// What one Apply of a runtime-scoped event did, before it becomes a
+/// Disposition.
+struct Outcome {
+  bool changed = false;      // a candidate, lifecycle fact or mark changed
+  bool out_of_order = false; // not newer than its cursor
+  bool runtime_ended = false;
+};
+
+struct Engine::Impl {
+  EngineOptions opt;
+  std::unordered_map<std::string, RuntimeRec> runtimes;
+  std::unordered_map<std::string, PaneRec> panes;      // PaneKey(target, pane)
+  std::unordered_map<std::string, TargetRec> targets;
+  /// Inbox entries still pending_bind, by (ingested_at, event_id) so that
+  /// retries and expiry run in one deterministic order.
+  std::map<std::pair<TimeNs, std::string>, InboxEntry> pending;
+  std::unordered_set<std::string> pending_keys;       // PendingKey(event) of those entries
+  std::string scratch;                                 // reused key buffer
+
+  explicit Impl(EngineOptions o) : opt(std::move(o)) {}
+
+  // engine.cc: the event paths.
+  Effects Apply(const Event& e, TimeNs now);
+  Disposition ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs now, Effects& fx,
+                             std::string* error_code);
+  Disposition ApplyTargetScoped(const Event& e, TimeNs now, Effects& fx);
+
+  // engine_lifecycle.cc: runtimes, binding and the inbox.
+  Disposition StartRuntime(const Event& e, TimeNs now, Effects& fx);
+  bool EndRuntime(RuntimeRec& r, TimeNs end, Effects& fx);
+  Disposition BindOrPark(const Event& e, TimeNs now, Effects& fx);
+  void RetryPending(const RuntimeRec& created, TimeNs now, Effects& fx);
+  Effects Tick(TimeNs now);
+  PaneRec& PaneFor(const std::string& target_id, const std::string& pane_id);
+  TargetRec& TargetFor(const std::string& target_id);
+  std::vector<const Runtime*> PaneRuntimes(const PaneRec& p) const;
+
+  // engine_resolve.cc: resolution and views.
+  void Resolve(PaneRec& p, TimeNs now, Effects& fx);
+  FusionResult FuseRuntime(const RuntimeRec& r, const TargetRec* t, TimeNs now) const;
+  bool IsMarkedStale(const RuntimeRec& r, const TargetRec* t, Source s) const;
+};
+
+/// "target\x1fpane": the key of `panes`.
+std::string PaneKey(const std::string& target_id, const std::string& pane_id);
+/// The key of `pending_keys`: runtime or pane, source, dedupe_key.
+std::string PendingKey(const Event& e);
+
+/// Effects helpers: replace the row with the same identity, else append.
+void UpsertRuntime(Effects& fx, const Runtime& rt);
+void UpsertState(Effects& fx, const PaneState& s);
+void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k);
+void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c);
+void UpsertInbox(Effects& fx, const InboxEntry& entry);
+
+}  // namespace agt::state

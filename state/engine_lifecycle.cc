@@ -1,0 +1,267 @@
+// Runtimes and the inbox: how runtimes begin and end on a pane, how pane_epoch
+// is assigned, and how events without a known runtime wait, bind or are
+// dropped. A runtime's end is the EARLIEST end the engine has evidence for
+// (its own exit, or the start of the next runtime on its pane), so the same
+// set of lifecycle events gives the same lifetimes in any order.
+#include <algorithm>
+#include <tuple>
+
+#include "libagtcore/ids.h"
+#include "libagtcore/result.h"
+#include "state/binder.h"
+#include "state/engine.h"
+#include "state/engine_impl.h"
+
+namespace agt::state {
+
+namespace et = core::event_type;
+
+namespace {
+
+bool StartsBefore(const RuntimeRec* a, const RuntimeRec* b) {
+  return std::tie(a->rt.started_at, a->rt.runtime_id) < std::tie(b->rt.started_at, b->rt.runtime_id);
+}
+
+}  // namespace
+
+PaneRec& Engine::Impl::PaneFor(const std::string& target_id, const std::string& pane_id) {
+  auto [it, inserted] = panes.try_emplace(PaneKey(target_id, pane_id));
+  PaneRec& p = it->second;
+  if (inserted) {
+    p.target_id = target_id;
+    p.pane_id = pane_id;
+    p.target = &TargetFor(target_id);
+    p.target->panes.push_back(&p);
+  }
+  return p;
+}
+
+TargetRec& Engine::Impl::TargetFor(const std::string& target_id) {
+  auto [it, inserted] = targets.try_emplace(target_id);
+  if (inserted) it->second.book.target_id = target_id;
+  return it->second;
+}
+
+std::vector<const Runtime*> Engine::Impl::PaneRuntimes(const PaneRec& p) const {
+  std::vector<const Runtime*> out;
+  out.reserve(p.history.size());
+  for (const RuntimeRec* r : p.history) out.push_back(&r->rt);
+  return out;
+}
+
+Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) {
+  const core::RuntimeInfo& info = *e.runtime;
+  const bool observed = e.event_type == et::kRuntimeObserved;
+  const TimeNs started = info.started_at > 0 ? info.started_at : EffectiveTime(e, opt.skew_budget);
+  PaneRec* pane = e.pane_id.empty() ? nullptr : &PaneFor(e.target_id, e.pane_id);
+
+  if (observed && pane->active != nullptr) {
+    const Runtime& cur = pane->active->rt;
+    // The same process seen again, or a pane the wrapper reports on itself.
+    if ((cur.pid == e.pid && cur.boot_id == info.boot_id) || cur.owner == Source::kWrapper) {
+      return Disposition::kIgnored;
+    }
+  }
+
+  int64_t epoch = info.pane_epoch;
+  if (epoch < 0) {
+    // A new runtime on the same pane instance (target, boot, pane) gets the
+    // next epoch; a new tmux server (boot_id) starts again at 0.
+    epoch = 0;
+    if (pane != nullptr) {
+      for (const RuntimeRec* h : pane->history) {
+        if (h->rt.boot_id == info.boot_id) epoch = std::max(epoch, h->rt.pane_epoch + 1);
+      }
+    }
+  }
+  std::string id = e.runtime_id;
+  if (observed) {
+    id = core::DeriveRuntimeId(e.target_id, info.boot_id, e.pane_id, epoch, info.agent_type, started);
+    if (!e.runtime_id.empty() && e.runtime_id != id) {
+      fx.error_code = core::ErrName(core::Err::kPayloadInvalid);
+      fx.error_message = "runtime_id: does not match the id derived from the observed runtime";
+      return Disposition::kRejected;
+    }
+  }
+
+  auto [it, inserted] = runtimes.try_emplace(id);
+  RuntimeRec& r = it->second;
+  Slot& slot = r.slots[static_cast<int>(e.source)];
+  if (!inserted) {
+    if (slot.dedupe.contains(e.dedupe_key)) return Disposition::kDuplicate;
+    if (observed) return Disposition::kIgnored;
+    // A wrapper announcing a runtime it already announced: kept for the
+    // audit trail, changes nothing.
+    slot.dedupe.insert(e.dedupe_key);
+    r.max_ingested = std::max(r.max_ingested, e.ingested_at);
+    if (r.pane != nullptr) {
+      r.pane->max_ingested = std::max(r.pane->max_ingested, e.ingested_at);
+      Resolve(*r.pane, now, fx);
+    }
+    fx.stored_event = e;
+    return Disposition::kStored;
+  }
+
+  r.rt.runtime_id = id;
+  r.rt.target_id = e.target_id;
+  r.rt.pane_id = e.pane_id;
+  r.rt.boot_id = info.boot_id;
+  r.rt.pane_epoch = epoch;
+  r.rt.agent_type = info.agent_type;
+  r.rt.pid = e.pid;
+  r.rt.started_at = started;
+  r.rt.owner = e.source;
+  r.max_ingested = e.ingested_at;
+  slot.dedupe.insert(e.dedupe_key);
+  if (e.signal) {
+    slot.has_candidate = true;
+    slot.candidate = Candidate{e.source, *e.signal, e.event_id, MakeOrderKey(e, opt.skew_budget),
+                               e.ingested_at, false};
+    UpsertCursor(fx, id, e.source, slot.candidate.key);
+    UpsertCandidate(fx, id, slot.candidate);
+  }
+
+  if (pane != nullptr) {
+    r.pane = pane;
+    pane->max_ingested = std::max(pane->max_ingested, e.ingested_at);
+    auto& h = pane->history;
+    auto pos = h.insert(std::upper_bound(h.begin(), h.end(), &r, StartsBefore), &r);
+    // Every earlier runtime of the pane ended at the latest when this one
+    // started; this one ends at the latest when the next one started.
+    for (auto p = h.begin(); p != pos; ++p) {
+      Runtime& prev = (*p)->rt;
+      if (prev.ended_at == 0 || prev.ended_at > started) {
+        prev.ended_at = std::max(started, prev.started_at);
+        UpsertRuntime(fx, prev);
+      }
+    }
+    if (pos + 1 != h.end()) r.rt.ended_at = (*(pos + 1))->rt.started_at;
+    pane->active = h.back()->rt.ended_at == 0 ? h.back() : nullptr;
+  }
+  UpsertRuntime(fx, r.rt);
+
+  Event stored = e;
+  stored.runtime_id = id;
+  stored.runtime->pane_epoch = epoch;
+  fx.stored_event = std::move(stored);
+
+  RetryPending(r, now, fx);
+  if (pane != nullptr) Resolve(*pane, now, fx);
+  return r.rt.ended_at != 0 ? Disposition::kStored : Disposition::kApplied;
+}
+
+bool Engine::Impl::EndRuntime(RuntimeRec& r, TimeNs end, Effects& fx) {
+  if (r.rt.ended_at != 0 && r.rt.ended_at <= end) return false;
+  r.rt.ended_at = end;
+  UpsertRuntime(fx, r.rt);
+  if (r.pane != nullptr && r.pane->active == &r) r.pane->active = nullptr;
+  return true;
+}
+
+Disposition Engine::Impl::BindOrPark(const Event& e, TimeNs now, Effects& fx) {
+  std::string pkey = PendingKey(e);
+  if (pending_keys.contains(pkey)) return Disposition::kDuplicate;
+
+  if (e.runtime_id.empty()) {
+    auto pit = panes.find(PaneKey(e.target_id, e.pane_id));
+    if (pit != panes.end()) {
+      BindResult br = MatchRuntime(e, EffectiveTime(e, opt.skew_budget), PaneRuntimes(pit->second),
+                                   opt.bind_window);
+      if (br.outcome == BindOutcome::kAmbiguous) {
+        UpsertInbox(fx, InboxEntry{e, InboxStatus::kDroppedUnbound, "bind_ambiguous"});
+        fx.error_code = core::ErrName(core::Err::kUnbound);
+        fx.error_message = "bind_ambiguous: more than one runtime of pane " + e.pane_id +
+                           " matches; give pid or start_hint";
+        return Disposition::kDropped;
+      }
+      if (br.outcome == BindOutcome::kBound) {
+        RuntimeRec& r = runtimes.at(br.runtime->runtime_id);
+        Event bound = e;
+        bound.runtime_id = r.rt.runtime_id;
+        Disposition d = ApplyToRuntime(bound, r, now, fx, &fx.error_code);
+        if (d == Disposition::kDuplicate) return d;
+        UpsertInbox(fx, InboxEntry{bound, InboxStatus::kBound, ""});
+        fx.stored_event = std::move(bound);
+        return d;
+      }
+    }
+  }
+  auto [it, inserted] = pending.try_emplace({e.ingested_at, e.event_id},
+                                            InboxEntry{e, InboxStatus::kPendingBind, ""});
+  if (!inserted) return Disposition::kDuplicate;
+  pending_keys.insert(std::move(pkey));
+  UpsertInbox(fx, it->second);
+  return Disposition::kPending;
+}
+
+void Engine::Impl::RetryPending(const RuntimeRec& created, TimeNs now, Effects& fx) {
+  for (auto it = pending.begin(); it != pending.end();) {
+    const Event& pe = it->second.event;
+    const bool by_id = !pe.runtime_id.empty();
+    const bool concerns = by_id ? pe.runtime_id == created.rt.runtime_id
+                                : pe.target_id == created.rt.target_id && pe.pane_id == created.rt.pane_id;
+    if (!concerns || (!by_id && created.pane == nullptr)) {
+      ++it;
+      continue;
+    }
+    RuntimeRec* into = nullptr;
+    if (by_id) {
+      into = &runtimes.at(pe.runtime_id);
+    } else {
+      BindResult br = MatchRuntime(pe, EffectiveTime(pe, opt.skew_budget), PaneRuntimes(*created.pane),
+                                   opt.bind_window);
+      if (br.outcome == BindOutcome::kNoMatch) {
+        ++it;
+        continue;
+      }
+      if (br.outcome == BindOutcome::kAmbiguous) {
+        UpsertInbox(fx, InboxEntry{pe, InboxStatus::kDroppedUnbound, "bind_ambiguous"});
+        pending_keys.erase(PendingKey(pe));
+        it = pending.erase(it);
+        continue;
+      }
+      into = &runtimes.at(br.runtime->runtime_id);
+    }
+    pending_keys.erase(PendingKey(pe));
+    Event bound = pe;
+    bound.runtime_id = into->rt.runtime_id;
+    InboxEntry entry{bound, InboxStatus::kBound, ""};
+    std::string ignored;
+    if (ApplyToRuntime(bound, *into, now, fx, &ignored) == Disposition::kDuplicate) {
+      entry.status = InboxStatus::kDroppedUnbound;
+      entry.reason_code = "duplicate";
+    } else {
+      fx.bound_events.push_back(std::move(bound));
+    }
+    UpsertInbox(fx, entry);
+    it = pending.erase(it);
+  }
+}
+
+Effects Engine::Impl::Tick(TimeNs now) {
+  Effects fx;
+  fx.disposition = Disposition::kApplied;
+  while (!pending.empty()) {
+    auto it = pending.begin();
+    if (it->first.first + opt.pending_bind_ttl > now) break;  // ordered by ingested_at
+    InboxEntry entry = std::move(it->second);
+    pending_keys.erase(PendingKey(entry.event));
+    pending.erase(it);
+    // bind_no_candidate: the pane never had a runtime (nothing observed or
+    // wrapped there); bind_ttl_expired: runtimes exist but none matched, or
+    // the named runtime never appeared, within the TTL.
+    entry.reason_code = "bind_ttl_expired";
+    if (entry.event.runtime_id.empty() &&
+        !panes.contains(PaneKey(entry.event.target_id, entry.event.pane_id))) {
+      entry.reason_code = "bind_no_candidate";
+    } else if (entry.event.runtime_id.empty()) {
+      const PaneRec& p = panes.at(PaneKey(entry.event.target_id, entry.event.pane_id));
+      if (p.history.empty()) entry.reason_code = "bind_no_candidate";
+    }
+    entry.status = InboxStatus::kDroppedUnbound;
+    UpsertInbox(fx, entry);
+  }
+  return fx;
+}
+
+}  // namespace agt::state

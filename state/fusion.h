@@ -1,0 +1,48 @@
+// Fusion (spec §3, docs/precedence.md): how the latest opinions of the four
+// sources about one runtime become one pane state. Pure: the engine decides
+// which candidates exist and which are fresh; this file decides who wins.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "state/model.h"
+
+namespace agt::state {
+
+/// Why a candidate did not win, for `agtmux explain` and the tests.
+enum class FusionVerdict : uint8_t {
+  kAbsent,         // the source has no opinion
+  kStale,          // marked by stale_detected or older than its TTL
+  kSuperseded,     // a supersession row (see `rule`) removed it
+  kOutranked,      // lost on precedence or on the tie-break
+  kWon,
+};
+
+/// The rule ids of docs/precedence.md, also written to explain output.
+namespace fusion_rule {
+inline constexpr std::string_view kHookWaitingClearedByScreen = "fusion.1.screen_clears_hook_wait";
+inline constexpr std::string_view kHookBeatsScreen = "fusion.2.hook_lifecycle";
+inline constexpr std::string_view kTurnEndClearsScreenWait = "fusion.3.turn_end_clears_screen_wait";
+inline constexpr std::string_view kNewerScreenWins = "fusion.4.newer_screen";
+inline constexpr std::string_view kNewerHookWins = "fusion.4b.newer_hook";
+inline constexpr std::string_view kPrecedence = "fusion.5.precedence";
+}  // namespace fusion_rule
+
+struct FusionResult {
+  Source winner = Source::kPoller;
+  bool has_winner = false;   // false: no fresh candidate survived
+  bool any_present = false;  // some candidate exists (fresh or not)
+  std::array<FusionVerdict, core::kSourceCount> verdict{};
+  std::array<std::string_view, core::kSourceCount> rule{};  // the row that decided each verdict
+};
+
+/// `present[s]` is source s's candidate or nullptr; `fresh[s]` says whether
+/// it may take part. Deterministic: the result depends only on the inputs.
+FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& present,
+                  const std::array<bool, core::kSourceCount>& fresh);
+
+/// True for the screen sources (wrapper = PTY, poller = CAP).
+constexpr bool IsScreen(Source s) { return s == Source::kWrapper || s == Source::kPoller; }
+
+}  // namespace agt::state

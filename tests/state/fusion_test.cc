@@ -1,0 +1,162 @@
+// Tests for state/fusion.h: one test per row of docs/precedence.md, plus
+// freshness and the tie-break.
+#include "state/fusion.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/state/event_builder.h"
+
+namespace agt::state {
+namespace {
+
+using testing::T;
+
+Candidate Cand(Source src, State s, double t, Confidence c = Confidence::kHigh) {
+  Candidate k;
+  k.source = src;
+  k.signal.state = s;
+  k.signal.confidence = c;
+  if (s == State::kUnknown) k.signal.reason_code = "unsupported_signal";
+  k.event_id = std::string(core::SourceName(src)) + std::to_string(t);
+  k.key = OrderKey{std::nullopt, T(t), T(t), k.event_id};
+  k.seen_at = T(t);
+  return k;
+}
+
+struct Set {
+  std::array<Candidate, core::kSourceCount> store;
+  std::array<const Candidate*, core::kSourceCount> present{};
+  std::array<bool, core::kSourceCount> fresh{};
+  Set& Add(const Candidate& c, bool is_fresh = true) {
+    int i = static_cast<int>(c.source);
+    store[i] = c;
+    present[i] = &store[i];
+    fresh[i] = is_fresh;
+    return *this;
+  }
+  FusionResult Run() const { return Fuse(present, fresh); }
+};
+
+constexpr int I(Source s) { return static_cast<int>(s); }
+
+TEST(Fusion, Row1ScreenClearsAnOlderHookApproval) {
+  Set s;
+  s.Add(Cand(Source::kHook, State::kWaitingApproval, 1)).Add(Cand(Source::kWrapper, State::kRunning, 2));
+  FusionResult r = s.Run();
+  ASSERT_TRUE(r.has_winner);
+  EXPECT_EQ(r.winner, Source::kWrapper);
+  EXPECT_EQ(r.verdict[I(Source::kHook)], FusionVerdict::kSuperseded);
+  EXPECT_EQ(r.rule[I(Source::kHook)], fusion_rule::kHookWaitingClearedByScreen);
+}
+
+TEST(Fusion, Row1AlsoClearsAHookError) {
+  Set s;
+  s.Add(Cand(Source::kHook, State::kError, 1)).Add(Cand(Source::kPoller, State::kIdle, 2));
+  EXPECT_EQ(s.Run().winner, Source::kPoller);
+}
+
+TEST(Fusion, Row1NeedsTheScreenToBeNewer) {
+  Set s;
+  s.Add(Cand(Source::kHook, State::kWaitingApproval, 2)).Add(Cand(Source::kWrapper, State::kRunning, 1));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kHook);
+  EXPECT_EQ(r.verdict[I(Source::kHook)], FusionVerdict::kWon);
+  // The older screen running is itself superseded by the newer hook (row 2).
+  EXPECT_EQ(r.rule[I(Source::kWrapper)], fusion_rule::kHookBeatsScreen);
+}
+
+TEST(Fusion, Row2HookStopBeatsAnOlderScreenRunning) {
+  Set s;
+  s.Add(Cand(Source::kWrapper, State::kRunning, 1)).Add(Cand(Source::kHook, State::kCompleted, 2));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kHook);
+  EXPECT_EQ(r.rule[I(Source::kWrapper)], fusion_rule::kHookBeatsScreen);
+}
+
+TEST(Fusion, Row2NotifyCompletedBeatsAnOlderPollerUnknown) {
+  Set s;
+  s.Add(Cand(Source::kPoller, State::kUnknown, 1)).Add(Cand(Source::kNotify, State::kCompleted, 2));
+  EXPECT_EQ(s.Run().winner, Source::kNotify);
+}
+
+TEST(Fusion, Row3HighConfidenceScreenApprovalSurvivesALaggingHookRunning) {
+  Set s;
+  s.Add(Cand(Source::kWrapper, State::kWaitingApproval, 1)).Add(Cand(Source::kHook, State::kRunning, 2));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kWrapper);
+  EXPECT_EQ(r.verdict[I(Source::kWrapper)], FusionVerdict::kWon);
+}
+
+TEST(Fusion, Row3OnlyForHighConfidence) {
+  Set s;
+  s.Add(Cand(Source::kPoller, State::kWaitingInput, 1, Confidence::kMedium))
+      .Add(Cand(Source::kHook, State::kRunning, 2));
+  EXPECT_EQ(s.Run().winner, Source::kHook);
+}
+
+TEST(Fusion, Row3TurnEndClearsTheScreenWait) {
+  for (State end : {State::kCompleted, State::kIdle, State::kError}) {
+    Set s;
+    s.Add(Cand(Source::kPoller, State::kWaitingInput, 1)).Add(Cand(Source::kHook, end, 2));
+    FusionResult r = s.Run();
+    EXPECT_EQ(r.winner, Source::kHook) << core::StateName(end);
+    EXPECT_EQ(r.rule[I(Source::kPoller)], fusion_rule::kTurnEndClearsScreenWait);
+  }
+}
+
+TEST(Fusion, Row4NewerScreenSourceWins) {
+  Set s;
+  s.Add(Cand(Source::kWrapper, State::kRunning, 1)).Add(Cand(Source::kPoller, State::kIdle, 2));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kPoller);  // precedence alone would pick running
+  EXPECT_EQ(r.rule[I(Source::kWrapper)], fusion_rule::kNewerScreenWins);
+}
+
+TEST(Fusion, Row4bNewerHookSourceWins) {
+  Set s;
+  s.Add(Cand(Source::kHook, State::kRunning, 1)).Add(Cand(Source::kNotify, State::kCompleted, 2));
+  EXPECT_EQ(s.Run().winner, Source::kNotify);
+}
+
+TEST(Fusion, Row5PrecedenceAmongTheRest) {
+  Set s;
+  s.Add(Cand(Source::kHook, State::kRunning, 1)).Add(Cand(Source::kWrapper, State::kWaitingInput, 2));
+  EXPECT_EQ(s.Run().winner, Source::kWrapper);
+  Set t;  // no row applies (older hook running, newer screen error): error outranks
+  t.Add(Cand(Source::kHook, State::kRunning, 1)).Add(Cand(Source::kPoller, State::kError, 2));
+  FusionResult r = t.Run();
+  EXPECT_EQ(r.winner, Source::kPoller);
+  EXPECT_EQ(r.verdict[I(Source::kHook)], FusionVerdict::kOutranked);
+}
+
+TEST(Fusion, TieOnStateGoesToTheNewerCandidate) {
+  Set s;
+  s.Add(Cand(Source::kHook, State::kRunning, 3)).Add(Cand(Source::kWrapper, State::kRunning, 1));
+  EXPECT_EQ(s.Run().winner, Source::kHook);
+  Set t;
+  t.Add(Cand(Source::kHook, State::kRunning, 1)).Add(Cand(Source::kWrapper, State::kRunning, 3));
+  EXPECT_EQ(t.Run().winner, Source::kWrapper);
+}
+
+TEST(Fusion, StaleCandidatesTakeNoPart) {
+  Set s;
+  s.Add(Cand(Source::kHook, State::kError, 1), /*fresh=*/false).Add(Cand(Source::kWrapper, State::kIdle, 0.5));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kWrapper);
+  EXPECT_EQ(r.verdict[I(Source::kHook)], FusionVerdict::kStale);
+}
+
+TEST(Fusion, AllStaleOrNoneGivesNoWinner) {
+  Set none;
+  FusionResult r = none.Run();
+  EXPECT_FALSE(r.has_winner);
+  EXPECT_FALSE(r.any_present);
+  Set stale;
+  stale.Add(Cand(Source::kPoller, State::kRunning, 1), false);
+  r = stale.Run();
+  EXPECT_FALSE(r.has_winner);
+  EXPECT_TRUE(r.any_present);
+}
+
+}  // namespace
+}  // namespace agt::state
