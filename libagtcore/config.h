@@ -1,0 +1,91 @@
+// agtmux's user configuration: ~/.config/agtmux/config.toml (see
+// docs/config.md for every key). Every field has a default, so a missing
+// file, or a file that sets one key, gives a complete Config.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libagtcore/result.h"
+#include "libagtcore/state.h"
+
+namespace agt::core {
+
+/// [daemon]: the state engine's timings, retention and logging.
+struct DaemonConfig {
+  TimeNs completed_to_idle = 120 * kNsPerSec;  // completed -> idle demotion
+  TimeNs skew_budget = 10 * kNsPerSec;         // event_time trusted within this of ingested_at
+  TimeNs bind_window = 5 * kNsPerSec;          // start_hint tolerance when binding
+  TimeNs pending_bind_ttl = 10 * kNsPerSec;    // unbound events dropped after this
+  TimeNs retention_payloads = 7 * 86400 * kNsPerSec;
+  TimeNs retention_events = 14 * 86400 * kNsPerSec;
+  /// Per-source signal TTL, indexed by Source; 0 = no age limit.
+  std::array<TimeNs, kSourceCount> signal_ttl = {0, 0, 0, 0};
+  std::string log_level = "info";  // trace|debug|info|warn|error|critical|off
+};
+
+/// [poller]: capture-pane fallback for unwrapped panes.
+struct PollerConfig {
+  TimeNs active_interval = 2 * kNsPerSec;  // scan period of active panes
+  TimeNs max_backoff = 30 * kNsPerSec;     // longest period for idle panes
+};
+
+/// [wrap]: the PTY analyzer's timing (seed 003 baselines).
+struct WrapConfig {
+  TimeNs running_window = 200 * kNsPerMs;   // output this recent = running
+  TimeNs echo_grace = 300 * kNsPerMs;       // output this soon after input = echo
+  TimeNs approval_settle = 500 * kNsPerMs;  // approval pattern stable this long
+  TimeNs idle_debounce = 1 * kNsPerSec;     // quiet this long before idle
+};
+
+/// [targets.<name>]: a machine agtmux observes.
+struct TargetConfig {
+  std::string kind = "local";  // local | ssh
+  std::string ssh_target;      // ssh host alias (kind = ssh); never a secret
+  std::string tmux_socket;     // tmux -S path; empty = the default server
+  bool operator==(const TargetConfig&) const = default;
+};
+
+/// [send_policy]: PCRE2 patterns checked against text before `send`.
+struct SendPolicyConfig {
+  std::vector<std::string> block;  // refused unless overridden
+  std::vector<std::string> warn;   // sent, with a warning
+  std::vector<std::string> log;    // sent, and logged
+};
+
+/// [notify]: run a command when a pane starts waiting.
+struct NotifyConfig {
+  std::vector<std::string> command;  // argv; empty = notifications off
+  TimeNs cooldown = 30 * kNsPerSec;  // per pane, edge-triggered
+};
+
+struct Config {
+  DaemonConfig daemon;
+  PollerConfig poller;
+  WrapConfig wrap;
+  std::map<std::string, TargetConfig> targets;  // by name
+  SendPolicyConfig send_policy = DefaultSendPolicy();
+  NotifyConfig notify;
+
+  /// The built-in block list (rm -rf /, fork bombs, dd to devices, curl | sh).
+  static SendPolicyConfig DefaultSendPolicy();
+};
+
+/// A loaded config and what was wrong but not fatal.
+struct ConfigLoad {
+  Config config;
+  /// "config.toml:12: unknown key \"daemon.foo\"", one per problem.
+  std::vector<std::string> warnings;
+};
+
+/// Parses config text. `path` is used only in messages. Unknown keys give
+/// warnings; a bad value is E_CONFIG_INVALID naming path, line and key.
+Result<ConfigLoad> ParseConfig(std::string_view text, std::string_view path);
+
+/// Reads and parses `path`; a file that does not exist gives the defaults.
+Result<ConfigLoad> LoadConfig(const std::string& path);
+
+}  // namespace agt::core

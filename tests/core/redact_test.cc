@@ -1,0 +1,185 @@
+#include "libagtcore/redact.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace agt::core {
+namespace {
+
+EnvFn MapEnv(std::map<std::string, std::string> vars) {
+  auto copy = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [copy](const char* name) -> const char* {
+    auto it = copy->find(name);
+    return it == copy->end() ? nullptr : it->second.c_str();
+  };
+}
+
+const Redactor& Builtin() {
+  static Redactor* r = [] {
+    Result<Redactor> loaded =
+        Redactor::LoadBuiltin(MapEnv({{"AGTMUX_PATTERNS_DIR", AGTMUX_SOURCE_PATTERNS_DIR}}));
+    EXPECT_TRUE(loaded.ok()) << loaded.error().ToString();
+    return new Redactor(std::move(loaded).value());
+  }();
+  return *r;
+}
+
+struct Case {
+  std::string in;
+  std::string out;
+};
+
+TEST(RedactTest, RemovesRealisticSecrets) {
+  const std::string ant =
+      "sk-ant-api03-Xq9v2LrT8sKpWm4ZbN7cYd1eFgHjK3lM5nOpQr6StUv8WxYz0aBcDeFgHiJkLmNoPq-"
+      "RsTuVwXyZ01AA";
+  const std::string jwt =
+      "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwia"
+      "WF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+  const Case cases[] = {
+      {"export ANTHROPIC_API_KEY=" + ant, "export ANTHROPIC_API_KEY=[REDACTED:anthropic_api_key]"},
+      {"key: sk-proj-4fT9xQ2mZ8vL1kR7wN3bY6cH0jD5sG", "key: [REDACTED:openai_api_key]"},
+      {"OPENAI=sk-1234567890abcdefghijKLMNOP", "OPENAI=[REDACTED:openai_api_key]"},
+      {"aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+       "aws_access_key_id = [REDACTED:aws_access_key_id]"},
+      {"aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+       "aws_secret_access_key=[REDACTED:aws_secret_access_key]"},
+      {"git clone https://ghp_R2d2C3poLuke5kywalkerHanSolo0123456789@github.com/x/y",
+       "git clone https://[REDACTED:github_token]@github.com/x/y"},
+      {"GH_TOKEN=gho_16C7e42F292c6912E7710c838347Ae178B4a", "GH_TOKEN=[REDACTED:github_token]"},
+      {"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV0123",
+       "[REDACTED:github_token]"},
+      {"SLACK_BOT_TOKEN: xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+       "SLACK_BOT_TOKEN: [REDACTED:slack_token]"},
+      {"GEMINI_API_KEY=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", "GEMINI_API_KEY=[REDACTED:google_api_key]"},
+      {"session " + jwt + " expired", "session [REDACTED:jwt] expired"},
+      {"Authorization: Bearer " + jwt, "Authorization: Bearer [REDACTED:jwt]"},
+      {"-H 'Authorization: Bearer 8f14e45fceea167a5a36dedd4bea2543'",
+       "-H 'Authorization: Bearer [REDACTED:bearer_token]'"},
+      {"Authorization: Basic dXNlcjpodW50ZXIy", "Authorization: Basic [REDACTED:basic_auth]"},
+      {"postgres://admin:S3cr3t!pw@db.internal:5432/app",
+       "postgres://admin:[REDACTED:url_credentials]@db.internal:5432/app"},
+      {"mysql -u root --password=hunter2 app", "mysql -u root --password=[REDACTED:password_assignment] app"},
+      {"passwd: correct-horse-battery", "passwd: [REDACTED:password_assignment]"},
+      {"client_secret=\"a b c\" next", "client_secret=[REDACTED:password_assignment] next"},
+      {"{\"password\": \"p@ss\"}", "{\"password\": [REDACTED:password_assignment]}"},
+      {"SECRET_KEY='django-insecure-xyz'", "SECRET_KEY=[REDACTED:password_assignment]"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(Builtin().Redact(c.in), c.out) << c.in;
+}
+
+TEST(RedactTest, RemovesPrivateKeyBlocksWhole) {
+  std::string pem =
+      "before\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
+      "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+      "QyNTUxOQAAACBkZXZlbG9wZXIta2V5LW5vdC1yZWFsAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n"
+      "-----END OPENSSH PRIVATE KEY-----\nafter";
+  EXPECT_EQ(Builtin().Redact(pem), "before\n[REDACTED:private_key]\nafter");
+  std::string rsa = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----";
+  EXPECT_EQ(Builtin().Redact(rsa), "[REDACTED:private_key]");
+  // A block cut off by the end of a capture still goes.
+  EXPECT_EQ(Builtin().Redact("x -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqh"),
+            "x [REDACTED:private_key]");
+  // Public material stays.
+  std::string cert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
+  EXPECT_EQ(Builtin().Redact(cert), cert);
+}
+
+TEST(RedactTest, LeavesOrdinaryTextAlone) {
+  const char* keep[] = {
+      "",
+      "Running tests: 42 passed, 0 failed",
+      "Do you want to proceed? ❯ 1. Yes  2. No",
+      "pip install scikit-learn risk-assessment-framework-for-large-models",
+      "task-list-with-a-very-long-hyphenated-name",
+      "the password field is required",
+      "Enter password:",
+      "max_token=4096 tokens used",
+      "git push origin main",
+      "https://github.com/anthropics/claude-code",
+      "ssh user@host",
+      "ghp_short",
+      "AKIA1234",
+      "Bearer auth is configured",
+      "作業 🚀 完了",
+      "[REDACTED:jwt] stays as it is",
+  };
+  for (const char* s : keep) EXPECT_EQ(Builtin().Redact(s), s);
+}
+
+TEST(RedactTest, CountsReplacementsAndIsIdempotent) {
+  size_t n = 0;
+  std::string once = Builtin().Redact(
+      "a=AKIAIOSFODNN7EXAMPLE b=AKIAIOSFODNN7EXAMPLF password=x", &n);
+  EXPECT_EQ(n, 3u);
+  EXPECT_EQ(once,
+            "a=[REDACTED:aws_access_key_id] b=[REDACTED:aws_access_key_id] "
+            "password=[REDACTED:password_assignment]");
+  EXPECT_EQ(Builtin().Redact(once, &n), once);
+  EXPECT_EQ(n, 0u);
+}
+
+TEST(RedactTest, ToleratesInvalidUtf8) {
+  std::string s = "\xFF\xFE key=AKIAIOSFODNN7EXAMPLE \xC0";
+  EXPECT_EQ(Builtin().Redact(s), "\xFF\xFE key=[REDACTED:aws_access_key_id] \xC0");
+}
+
+TEST(RedactTest, RuleOrderIsTheFileOrder) {
+  std::vector<std::string> ids = Builtin().RuleIds();
+  ASSERT_GE(ids.size(), 10u);
+  auto pos = [&](const char* id) { return std::find(ids.begin(), ids.end(), id) - ids.begin(); };
+  EXPECT_LT(pos("anthropic_api_key"), pos("openai_api_key"));
+  EXPECT_LT(pos("jwt"), pos("bearer_token"));
+}
+
+TEST(RedactTest, BrokenFilesAreErrorsNamingFileRuleAndOffset) {
+  Result<Redactor> bad_regex = Redactor::Parse(
+      "[[rule]]\nid = \"ok\"\npattern = 'a+'\n\n[[rule]]\nid = \"broken\"\npattern = 'ab(c'\n",
+      "patterns/redaction.toml");
+  ASSERT_FALSE(bad_regex.ok());
+  EXPECT_EQ(bad_regex.error().code, Err::kPatternInvalid);
+  EXPECT_EQ(bad_regex.error().message,
+            "patterns/redaction.toml:7: rule \"broken\": missing closing parenthesis at offset 4");
+
+  struct Bad {
+    const char* toml;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {"", "f.toml:1: expected [[rule]] tables"},
+      {"[[rule]]\npattern = 'x'\n", "f.toml:1: rule 1: missing string \"id\""},
+      {"[[rule]]\nid = \"a\"\n", "f.toml:1: rule \"a\": missing string \"pattern\""},
+      {"[[rule]]\nid = \"a\"\npattern = 'x'\n[[rule]]\nid = \"a\"\npattern = 'y'\n",
+       "f.toml:4: rule \"a\": duplicate id"},
+      {"[[rule]]\nid = \"a\"\npattern = 'x'\nflags = 'i'\n", "f.toml:4: rule 1: unknown key \"flags\""},
+      {"rules = 1\n", "f.toml:1: unknown key \"rules\""},
+  };
+  for (const Bad& b : bad) {
+    Result<Redactor> r = Redactor::Parse(b.toml, "f.toml");
+    ASSERT_FALSE(r.ok()) << b.toml;
+    EXPECT_EQ(r.error().message, b.message);
+  }
+  Result<Redactor> syntax = Redactor::Parse("[[rule]\n", "f.toml");
+  ASSERT_FALSE(syntax.ok());
+  EXPECT_EQ(syntax.error().message.rfind("f.toml:1: ", 0), 0u) << syntax.error().message;
+
+  Result<Redactor> missing =
+      Redactor::LoadBuiltin(MapEnv({{"AGTMUX_PATTERNS_DIR", "/nonexistent-agtmux"}}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("/nonexistent-agtmux/redaction.toml"), std::string::npos);
+}
+
+TEST(RedactTest, SecretGroupKeepsContext) {
+  Result<Redactor> r = Redactor::Parse(
+      "[[rule]]\nid = \"pin\"\npattern = 'pin=(?<secret>\\d+)'\n", "t.toml");
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->Redact("pin=1234 pin=99"), "pin=[REDACTED:pin] pin=[REDACTED:pin]");
+  // A pattern that can match empty text must not loop.
+  Result<Redactor> empty = Redactor::Parse("[[rule]]\nid = \"e\"\npattern = 'x*'\n", "t.toml");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->Redact("axxb"), "a[REDACTED:e]b");
+}
+
+}  // namespace
+}  // namespace agt::core
