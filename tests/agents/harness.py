@@ -433,7 +433,20 @@ class Recorder:
         return bool(re.search(r"^lab\$ $", self.screen_text(), re.M)) and os.path.exists(self.cast)
 
     # ---- main ----------------------------------------------------------------------------
+    def wait_for_quiet_machine(self):
+        """Screens lag more on a loaded machine; wait (bounded) for the load to drop."""
+        if not self.args.max_load:
+            return
+        end = time.monotonic() + self.args.load_wait
+        while os.getloadavg()[0] > self.args.max_load and time.monotonic() < end:
+            time.sleep(5)
+        if os.getloadavg()[0] > self.args.max_load:
+            print("  note: load average %.1f > %.1f, recording anyway" % (os.getloadavg()[0], self.args.max_load),
+                  file=sys.stderr)
+
     def record(self):
+        self.wait_for_quiet_machine()
+        self.loadavg_start = os.getloadavg()
         self.prepare()
         self.scenario_path = os.path.join(self.run_dir, "scenario.json")
         with open(self.scenario_path, "w") as f:
@@ -522,6 +535,9 @@ class Recorder:
             "exit_status": meta.get("exit_status"),
             "approximate_start": meta.get("approximate_start", False),
             "warnings": self.warnings,
+            "loadavg_start": [round(x, 2) for x in self.loadavg_start],
+            "loadavg_end": [round(x, 2) for x in os.getloadavg()],
+            "cpus": os.cpu_count(),
         }
         with open(os.path.join(out, "scenario.json"), "w") as f:
             json.dump(sc, f, indent=1, ensure_ascii=False)
@@ -662,6 +678,10 @@ def main():
     r.add_argument("--keep", action="store_true", help="keep the sandbox/run dir")
     r.add_argument("--body-log", action="store_true", help="also log full request bodies in the run dir")
     r.add_argument("-v", "--verbose", action="store_true")
+    r.add_argument("--max-load", type=float, default=2.0 * (os.cpu_count() or 1),
+                   help="before each scenario wait until the 1-min load average is below this "
+                        "(default 2 x CPUs; 0 = do not wait)")
+    r.add_argument("--load-wait", type=float, default=600, help="wait at most this long (s) for --max-load")
     d = sub.add_parser("derive")
     d.add_argument("fixture", nargs="+")
     a = ap.parse_args()

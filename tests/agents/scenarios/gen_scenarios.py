@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""gen_scenarios.py - writes the scenario JSON files of this directory.
+
+The JSON files are what the harness reads (and what is committed); this script is only a
+convenient way to keep the common parts (prompts, steps, the long answer) consistent.
+Edit it and run `python3 tests/agents/scenarios/gen_scenarios.py`, or edit the JSON
+directly. The expected dialog strings (details, choices) were taken from the real CLIs'
+screens (see tests/fixtures/README.md).
+"""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+LONG = ("Here is a detailed walk-through of the project. " 
+        "The repository contains a tiny Python module, hello.py, with a single function greet(name) that "
+        "returns a greeting string, and a README that describes the purpose of the lab project. "
+        "When the module is run as a script it prints the greeting for the name lab. "
+        "There are no dependencies beyond the Python standard library, no tests yet, and no packaging metadata. "
+        "A sensible next step would be to add a small test that checks the greeting, then a pyproject.toml "
+        "so that the module can be installed, and finally a continuous-integration job that runs the test "
+        "on every push. Each of these steps is small and independent, so they can be reviewed separately. "
+        "That is all there is to it: a minimal, well-understood starting point for further work.")
+
+
+def gen_claude():
+    D = os.path.join(HERE, "claude")
+    os.makedirs(D, exist_ok=True)
+    W = "/tmp/agtmux-lab/claude-%s/work"
+    def ready(): return [{"do": "wait_ready"}, {"do": "sleep", "s": 1.0}]
+    def end(turn, extra=3.0): return [{"do": "wait_turn_end", "turn": turn}, {"do": "sleep", "s": extra}, {"do": "exit"}]
+    def dialog(turn, item, regex, dwell=2.0):
+        return [{"do": "wait_response", "turn": turn, "item": item}, {"do": "wait_screen", "regex": regex}, {"do": "sleep", "s": dwell}]
+    def save(sc):
+        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
+            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+
+
+    save({"agent": "claude", "name": "long_answer",
+          "description": "A long answer streamed slowly (about 12 s of text deltas); the turn completes; /exit.",
+          "turns": [[{"text": LONG, "chunk": 8, "delay": 0.12, "first_delay": 1.0}]],
+          "steps": ready() + [{"do": "prompt", "text": "explain this project in detail"}] + end(0)})
+
+    save({"agent": "claude", "name": "shell_approved",
+          "description": "The model runs a shell command (Bash tool); the permission dialog shows; the user approves with Enter; the command runs; the model answers; the turn completes; /exit.",
+          "turns": [[
+              {"text": "I'll create the output directory.",
+               "tool": {"name": "Bash", "input": {"command": "mkdir -p build/out && touch build/out/lab.txt", "description": "Create the build output directory"}},
+               "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": "mkdir -p build/out && touch build/out/lab.txt",
+                          "choices": ["Yes", "Yes, and don't ask again for mkdir -p build/out and touch build/out/lab.txt commands in " + W % "shell_approved", "No"],
+                          "multi_select": False, "cursor_position": 1}},
+              {"text": "Created `build/out/lab.txt`. The output directory is ready.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "create the build output directory"}]
+                   + dialog(0, 0, r"Do you want to proceed\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
+
+    save({"agent": "claude", "name": "shell_denied",
+          "description": "The model runs a shell command; the permission dialog shows; the user denies with Esc; Claude Code interrupts the turn (no follow-up request); /exit.",
+          "turns": [[
+              {"text": "I'll remove the build directory.",
+               "tool": {"name": "Bash", "input": {"command": "rm -rf build", "description": "Remove the build directory"}},
+               "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": "rm -rf build",
+                          "choices": ["Yes", "Yes, and always allow access to work/ from this project", "No"], "multi_select": False, "cursor_position": 1}},
+              {"text": "OK, I will not remove it."}]],
+          "steps": ready() + [{"do": "prompt", "text": "clean the build directory"}]
+                   + dialog(0, 0, r"Do you want to proceed\?") + [{"do": "keys", "keys": ["Escape"], "resolves": True},
+                                                                  {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+
+    save({"agent": "claude", "name": "file_edit",
+          "description": "The model reads hello.py (allowed without asking), edits it (edit dialog, approved with Enter), creates NOTES.md (create dialog, approved with Enter), answers; the turn completes; /exit.",
+          "turns": [[
+              {"text": "Let me look at the file first.", "tool": {"name": "Read", "input": {"file_path": W % "file_edit" + "/hello.py"}}},
+              {"text": "I'll make the greeting friendlier.",
+               "tool": {"name": "Edit", "input": {"file_path": W % "file_edit" + "/hello.py", "old_string": "return 'Hello, ' + name", "new_string": "return 'Hello there, ' + name + '!'"}},
+               "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Do you want to make this edit to hello.py?", "subject": "hello.py",
+                          "choices": ["Yes", "Yes, allow all edits during this session (shift+tab)", "No"], "multi_select": False, "cursor_position": 1}},
+              {"text": "Now the notes file.",
+               "tool": {"name": "Write", "input": {"file_path": W % "file_edit" + "/NOTES.md", "content": "# Notes\n\nThe greeting is now friendlier.\n"}},
+               "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Do you want to create NOTES.md?", "subject": "NOTES.md",
+                          "choices": ["Yes", "Yes, allow all edits during this session (shift+tab)", "No"], "multi_select": False, "cursor_position": 1}},
+              {"text": "Done: `hello.py` now says *Hello there* and `NOTES.md` records the change.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "make the greeting friendlier and write a note"}]
+                   + dialog(0, 1, r"Do you want to make this edit to hello\.py\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}]
+                   + dialog(0, 2, r"Do you want to create NOTES\.md\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}]
+                   + end(0)})
+
+    Q1 = {"question": "Which test framework should I use?", "header": "Tests",
+          "options": [{"label": "pytest", "description": "The de-facto standard, plain asserts"},
+                      {"label": "unittest", "description": "In the standard library"},
+                      {"label": "doctest", "description": "Examples in docstrings"}], "multiSelect": False}
+    save({"agent": "claude", "name": "question_single",
+          "description": "AskUserQuestion with one single-select question: the question dialog shows; the user moves down once and selects with Enter; the model answers; the turn completes; /exit.",
+          "turns": [[
+              {"tool": {"name": "AskUserQuestion", "input": {"questions": [Q1]}},
+               "expect": {"state": "waiting_input", "approval_type": "user_question", "details": Q1["question"],
+                          "choices": ["pytest", "unittest", "doctest", "Type something.", "Chat about this"], "multi_select": False, "cursor_position": 1}},
+              {"text": "Great, I'll set up the tests with that framework.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "add tests, ask me which framework"}]
+                   + dialog(0, 0, r"Which test framework should I use\?")
+                   + [{"do": "keys", "keys": ["Down"], "update": {"cursor_position": 2}}, {"do": "sleep", "s": 1.0},
+                      {"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
+
+    Q2 = {"question": "Which checks should the CI job run?", "header": "CI checks",
+          "options": [{"label": "Unit tests", "description": "Run the test suite"},
+                      {"label": "Lint", "description": "Run the linter"},
+                      {"label": "Type check", "description": "Run the type checker"}], "multiSelect": True}
+    MCH = ["Unit tests", "Lint", "Type check", "Type something", "Chat about this"]
+    save({"agent": "claude", "name": "question_multi",
+          "description": "AskUserQuestion with one multi-select question: the user toggles 'Unit tests' (Space), moves down, toggles 'Lint' (Space), presses Right to reach the Submit tab ('Review your answers'), and submits with Enter; the model answers; the turn completes; /exit.",
+          "turns": [[
+              {"tool": {"name": "AskUserQuestion", "input": {"questions": [Q2]}},
+               "expect": {"state": "waiting_input", "approval_type": "user_question", "details": Q2["question"],
+                          "choices": MCH, "multi_select": True, "cursor_position": 1, "selected": []}},
+              {"text": "Great, the CI job will run those checks.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "set up CI, ask me which checks"}]
+                   + dialog(0, 0, r"Which checks should the CI job run\?")
+                   + [{"do": "keys", "keys": ["Space"], "update": {"selected": ["Unit tests"]}}, {"do": "sleep", "s": 1.0},
+                      {"do": "keys", "keys": ["Down"], "update": {"cursor_position": 2}}, {"do": "sleep", "s": 1.0},
+                      {"do": "keys", "keys": ["Space"], "update": {"selected": ["Unit tests", "Lint"]}}, {"do": "sleep", "s": 1.0},
+                      {"do": "keys", "keys": ["Right"], "update": {"details": "Review your answers", "choices": ["Submit answers", "Cancel"],
+                                                                  "multi_select": False, "cursor_position": 1, "selected": None}},
+                      {"do": "wait_screen", "regex": "Ready to submit your answers\\?", "timeout": 5}, {"do": "sleep", "s": 1.5},
+                      {"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
+
+    save({"agent": "claude", "name": "api_error",
+          "description": "The model server answers HTTP 400 (invalid_request_error), which Claude Code does not retry: the turn ends with an API error; /exit.",
+          "turns": [[{"error": {"status": 400, "message": "lab: the request was rejected (scripted 400)"}}]],
+          "steps": ready() + [{"do": "prompt", "text": "summarize the readme"}] + end(0)})
+
+    save({"agent": "claude", "name": "api_overloaded_retry",
+          "description": "HTTP 529 overloaded: Claude Code retries (CLAUDE_CODE_MAX_RETRIES=2, visible), gets 529 again three times and gives up: the turn ends with an API error; /exit.",
+          "env": {"CLAUDE_CODE_MAX_RETRIES": "2"},
+          "turns": [[{"error": {"status": 529, "repeat": 3, "message": "Overloaded"}}]],
+          "steps": ready() + [{"do": "prompt", "text": "summarize the readme"}] + end(0, 3.0)})
+
+    save({"agent": "claude", "name": "turns_completed",
+          "description": "Two quick turns that complete (text answers), with an idle pause between; /exit.",
+          "turns": [[{"text": "The README describes a tiny lab project with one module, hello.py.", "chunk": 8, "delay": 0.05}],
+                    [{"text": "hello.py defines greet(name), which returns 'Hello, ' + name.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "what is in the readme?"}, {"do": "wait_turn_end", "turn": 0}, {"do": "sleep", "s": 4.0},
+                              {"do": "prompt", "text": "and what does hello.py do?"}] + end(1)})
+
+    save({"agent": "claude", "name": "exit_ctrl_d",
+          "description": "Startup to the idle prompt, then Ctrl-D twice: Claude Code exits back to the shell.",
+          "turns": [],
+          "steps": ready() + [{"do": "sleep", "s": 2.0}, {"do": "exit", "method": "ctrl_d", "times": 2, "gap": 0.5}]})
+
+    save({"agent": "claude", "name": "trust_dialog",
+          "description": "Startup in a folder that is not trusted yet: the trust dialog shows; the user accepts with Enter; the idle prompt appears; /exit.",
+          "trust_dialog": True,
+          "turns": [],
+          "steps": [{"do": "wait_screen", "regex": "Yes, I trust this folder", "timeout": 20,
+                     "mark": {"state": "waiting_approval", "approval_type": "trust",
+                              "details": "Is this a project you created or one you trust?", "choices": ["Yes, I trust this folder", "No, exit"], "multi_select": False, "cursor_position": 1}},
+                    {"do": "sleep", "s": 2.0},
+                    {"do": "keys", "keys": ["Enter"], "mark": {"state": "idle"}},
+                    {"do": "wait_ready", "mark": None}, {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
+
+    save({"agent": "claude", "name": "interrupt_running",
+          "description": "A long answer is streaming; after about 4 s the user presses Esc: Claude Code aborts the request (the server sees the client disconnect) and returns to the prompt; /exit.",
+          "turns": [[{"text": LONG, "chunk": 8, "delay": 0.12, "first_delay": 1.0}]],
+          "steps": ready() + [{"do": "prompt", "text": "explain this project in detail"}, {"do": "sleep", "s": 4.0},
+                              {"do": "keys", "keys": ["Escape"], "interrupts": True}, {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+
+    save({"agent": "claude", "name": "shell_approved_notif",
+          "description": "Like shell_approved, with preferredNotifChannel = iterm2 in ~/.claude.json so that Claude Code writes its desktop notifications as OSC 9 into the PTY.",
+          "claude_json": {"preferredNotifChannel": "iterm2"},
+          "turns": [[
+              {"text": "I'll create the output directory.",
+               "tool": {"name": "Bash", "input": {"command": "mkdir -p build/out && touch build/out/lab.txt", "description": "Create the build output directory"}},
+               "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": "mkdir -p build/out && touch build/out/lab.txt",
+                          "choices": ["Yes", "Yes, and don't ask again for mkdir -p build/out and touch build/out/lab.txt commands in " + W % "shell_approved_notif", "No"],
+                          "multi_select": False, "cursor_position": 1}},
+              {"text": "Created `build/out/lab.txt`. The output directory is ready.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "create the build output directory"}]
+                   + dialog(0, 0, r"Do you want to proceed\?", dwell=8.0) + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0, 5.0)})
+
+
+def gen_codex():
+    D = os.path.join(HERE, "codex")
+    os.makedirs(D, exist_ok=True)
+    W = "/tmp/agtmux-lab/codex-%s/work"
+    def ready(): return [{"do": "wait_ready"}, {"do": "sleep", "s": 1.0}]
+    def end(turn, extra=3.0): return [{"do": "wait_turn_end", "turn": turn}, {"do": "sleep", "s": extra}, {"do": "exit"}]
+    def dialog(turn, item, regex, dwell=2.0):
+        return [{"do": "wait_response", "turn": turn, "item": item}, {"do": "wait_screen", "regex": regex}, {"do": "sleep", "s": dwell}]
+    def save(sc):
+        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
+            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    def choices_shell(prefix):
+        return ["Yes, proceed", "Yes, and don't ask again for commands that start with `%s`" % prefix, "No, and tell Codex what to do differently"]
+
+    save({"agent": "codex", "name": "long_answer",
+          "description": "A long answer streamed slowly (about 12 s of text deltas); the turn completes; /quit.",
+          "turns": [[{"text": LONG, "chunk": 8, "delay": 0.12, "first_delay": 1.0}]],
+          "steps": ready() + [{"do": "prompt", "text": "explain this project in detail"}] + end(0)})
+
+    def shell_item(cmd, just, prefix):
+        return {"tool": {"name": "exec_command", "input": {"cmd": cmd, "sandbox_permissions": "require_escalated", "justification": just}},
+                "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Would you like to run the following command?",
+                           "subject": cmd, "reason": just, "choices": choices_shell(prefix), "multi_select": False, "cursor_position": 1}}
+
+    save({"agent": "codex", "name": "shell_approved",
+          "description": "exec_command asking for require_escalated + justification: the approval dialog shows; the user approves with y; the command runs; the model answers; the turn completes; /quit.",
+          "turns": [[shell_item("mkdir -p build/out && touch build/out/lab.txt", "Create the build output directory outside the sandbox?", "mkdir -p build/out"),
+                     {"text": "Created `build/out/lab.txt`. The output directory is ready.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "create the build output directory"}]
+                   + dialog(0, 0, r"Would you like to run the following command\?") + [{"do": "keys", "keys": ["y"], "resolves": True}] + end(0)})
+
+    save({"agent": "codex", "name": "shell_denied",
+          "description": "exec_command asking for require_escalated: the approval dialog shows; the user denies with Esc; /quit.",
+          "turns": [[shell_item("rm -rf build", "Remove the build directory?", "rm -rf build"),
+                     {"text": "OK, I will leave the build directory alone.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "clean the build directory"}]
+                   + dialog(0, 0, r"Would you like to run the following command\?") + [{"do": "keys", "keys": ["Escape"], "resolves": True},
+                                                                                      {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+
+    PATCH = "*** Begin Patch\n*** Update File: hello.py\n@@\n def greet(name):\n-    return 'Hello, ' + name\n+    return 'Hello there, ' + name + '!'\n*** End Patch\n"
+    save({"agent": "codex", "name": "file_edit",
+          "description": "A file edit: the model calls exec_command with an apply_patch heredoc (this model/provider gets no apply_patch tool; Codex intercepts the apply_patch invocation); the sandbox is read-only so the edit dialog shows; the user approves with y; the model answers; the turn completes; /quit.",
+          "turns": [[{"tool": {"name": "exec_command", "input": {"cmd": "apply_patch <<'EOF'\n" + PATCH + "EOF\n", "workdir": W % "file_edit"}},
+                      "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Would you like to make the following edits?", "subject": W % "file_edit" + "/hello.py",
+                                 "choices": ["Yes, proceed", "Yes, and don't ask again for these files", "No, and tell Codex what to do differently"], "multi_select": False, "cursor_position": 1}},
+                     {"text": "Updated `hello.py`: the greeting is friendlier now.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "make the greeting friendlier"}]
+                   + dialog(0, 0, r"Would you like to (make|apply)") + [{"do": "keys", "keys": ["y"], "resolves": True}] + end(0)})
+
+    Q = {"id": "test_framework", "header": "Tests", "question": "Which test framework should I use?",
+         "options": [{"label": "pytest (Recommended)", "description": "The de-facto standard, plain asserts"},
+                     {"label": "unittest", "description": "In the standard library"},
+                     {"label": "doctest", "description": "Examples in docstrings"}]}
+    save({"agent": "codex", "name": "question",
+          "description": "request_user_input (needs [features] default_mode_request_user_input = true): the question shows; the user moves down once and submits with Enter; the model answers; the turn completes; /quit.",
+          "codex_config": "[features]\ndefault_mode_request_user_input = true\n",
+          "turns": [[{"tool": {"name": "request_user_input", "input": {"questions": [Q]}},
+                      "expect": {"state": "waiting_input", "approval_type": "user_question", "details": Q["question"],
+                                 "choices": ["pytest (Recommended)", "unittest", "doctest", "None of the above"], "multi_select": False, "cursor_position": 1}},
+                     {"text": "Great, I'll set up the tests with that framework.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "add tests, ask me which framework"}]
+                   + dialog(0, 0, r"Which test framework") + [{"do": "keys", "keys": ["Down"], "update": {"cursor_position": 2}}, {"do": "sleep", "s": 1.0},
+                                                             {"do": "keys", "keys": ["Enter"], "resolves": True}, {"do": "sleep", "s": 1.5}] + end(0)})
+
+    save({"agent": "codex", "name": "api_error",
+          "description": "The model server answers HTTP 400; request_max_retries = 0: the turn ends with an error; /quit.",
+          "turns": [[{"error": {"status": 400, "message": "lab: the request was rejected (scripted 400)"}}]],
+          "steps": ready() + [{"do": "prompt", "text": "summarize the readme"}] + end(0)})
+
+    save({"agent": "codex", "name": "api_error_retry",
+          "description": "HTTP 500 with request_max_retries = 2 and stream_max_retries = 2: Codex retries (3 requests per attempt, then \"Reconnecting... n/2\"), gets 500 every time and gives up: the turn ends with an error; /quit.",
+          "retries": 2,
+          "turns": [[{"error": {"status": 500, "repeat": 20, "message": "lab: internal error (scripted 500)"}}]],
+          "steps": ready() + [{"do": "prompt", "text": "summarize the readme"}, {"do": "wait_turn_end", "turn": 0, "quiet": 8.0, "timeout": 120}, {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+
+    save({"agent": "codex", "name": "turns_completed",
+          "description": "Two quick turns that complete (text answers), with an idle pause between; /quit.",
+          "turns": [[{"text": "The README describes a tiny lab project with one module, hello.py.", "chunk": 8, "delay": 0.05}],
+                    [{"text": "hello.py defines greet(name), which returns 'Hello, ' + name.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "what is in the readme?"}, {"do": "wait_turn_end", "turn": 0}, {"do": "sleep", "s": 4.0},
+                              {"do": "prompt", "text": "and what does hello.py do?"}] + end(1)})
+
+    save({"agent": "codex", "name": "exit_ctrl_c",
+          "description": "Startup to the idle prompt, then Ctrl-C twice: Codex exits back to the shell.",
+          "turns": [],
+          "steps": ready() + [{"do": "sleep", "s": 2.0}, {"do": "exit", "method": "ctrl_c", "times": 2, "gap": 0.5}]})
+
+    save({"agent": "codex", "name": "trust_dialog",
+          "description": "Startup in a folder that is not trusted yet (no [projects] trust_level): the 'Folder access' trust dialog shows; the user accepts with Enter; the idle prompt appears; /quit.",
+          "trust_dialog": True,
+          "turns": [],
+          "steps": [{"do": "wait_screen", "regex": "Trust this folder\\?", "timeout": 20,
+                     "mark": {"state": "waiting_approval", "approval_type": "trust", "details": "Trust this folder?",
+                              "choices": ["Trust and continue", "Back to Agent Command Center"], "multi_select": False, "cursor_position": 1}},
+                    {"do": "sleep", "s": 2.0},
+                    {"do": "keys", "keys": ["Enter"], "mark": {"state": "idle"}},
+                    {"do": "wait_ready", "mark": None}, {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
+
+    save({"agent": "codex", "name": "interrupt_running",
+          "description": "A long answer is streaming; after about 4 s the user presses Esc: Codex interrupts the turn and returns to the prompt; /quit.",
+          "turns": [[{"text": LONG, "chunk": 8, "delay": 0.12, "first_delay": 1.0}]],
+          "steps": ready() + [{"do": "prompt", "text": "explain this project in detail"}, {"do": "sleep", "s": 4.0},
+                              {"do": "keys", "keys": ["Escape"], "interrupts": True}, {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+
+    save({"agent": "codex", "name": "shell_approved_osc9",
+          "description": "Like shell_approved, with [tui] notifications = [\"agent-turn-complete\", \"approval-requested\"] and notification_method = \"osc9\", so that Codex writes OSC 9 notifications into the PTY.",
+          "codex_config": "[tui]\nnotifications = [\"agent-turn-complete\", \"approval-requested\"]\nnotification_method = \"osc9\"\n",
+          "turns": [[shell_item("mkdir -p build/out && touch build/out/lab.txt", "Create the build output directory outside the sandbox?", "mkdir -p build/out"),
+                     {"text": "Created `build/out/lab.txt`. The output directory is ready.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "create the build output directory"}]
+                   + dialog(0, 0, r"Would you like to run the following command\?") + [{"do": "keys", "keys": ["y"], "resolves": True}] + end(0)})
+
+
+def gen_gemini():
+    D = os.path.join(HERE, "gemini")
+    os.makedirs(D, exist_ok=True)
+    W = "/tmp/agtmux-lab/gemini-%s/work"
+    def ready(): return [{"do": "wait_ready"}, {"do": "sleep", "s": 1.5}]
+    def end(turn, extra=3.0): return [{"do": "wait_turn_end", "turn": turn}, {"do": "sleep", "s": extra}, {"do": "exit"}]
+    def dialog(turn, item, regex, dwell=2.0):
+        return [{"do": "wait_response", "turn": turn, "item": item}, {"do": "wait_screen", "regex": regex}, {"do": "sleep", "s": dwell}]
+    def save(sc):
+        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
+            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    SHELL_CH = ["Allow once", "Allow for this session", "No, suggest changes (esc)"]
+    EDIT_CH = ["Allow once", "Allow for this session", "Modify with external editor", "No, suggest changes (esc)"]
+
+    save({"agent": "gemini", "name": "long_answer",
+          "description": "A long answer streamed slowly (about 12 s of text chunks); the turn completes; /quit.",
+          "turns": [[{"text": LONG, "chunk": 8, "delay": 0.12, "first_delay": 1.0}]],
+          "steps": ready() + [{"do": "prompt", "text": "explain this project in detail"}] + end(0)})
+
+    def shell_item(cmd, desc):
+        return {"tool": {"name": "run_shell_command", "input": {"command": cmd, "description": desc}},
+                "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Allow execution of [Shell]?", "subject": cmd,
+                           "choices": SHELL_CH, "multi_select": False, "cursor_position": 1}}
+
+    save({"agent": "gemini", "name": "shell_approved",
+          "description": "run_shell_command: the confirmation shows; the user approves with Enter; the command runs; the model answers; the turn completes; /quit.",
+          "turns": [[shell_item("mkdir -p build/out && touch build/out/lab.txt", "Create the build output directory."),
+                     {"text": "Created `build/out/lab.txt`. The output directory is ready.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "create the build output directory"}]
+                   + dialog(0, 0, r"Allow execution") + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
+
+    save({"agent": "gemini", "name": "shell_denied",
+          "description": "run_shell_command: the confirmation shows; the user denies with Esc; /quit.",
+          "turns": [[shell_item("rm -rf build", "Remove the build directory."),
+                     {"text": "OK, I will leave the build directory alone.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "clean the build directory"}]
+                   + dialog(0, 0, r"Allow execution") + [{"do": "keys", "keys": ["Escape"], "resolves": True},
+                                                        {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+
+    save({"agent": "gemini", "name": "file_edit",
+          "description": "The model edits hello.py (replace: 'Apply this change?', approved with Enter), then creates NOTES.md (write_file: 'Apply this change?', approved with Enter), answers; the turn completes; /quit.",
+          "turns": [[{"tool": {"name": "replace", "input": {"file_path": W % "file_edit" + "/hello.py", "instruction": "Make the greeting friendlier.",
+                                                              "old_string": "    return 'Hello, ' + name", "new_string": "    return 'Hello there, ' + name + '!'"}},
+                      "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Apply this change?", "subject": "hello.py",
+                                 "choices": EDIT_CH, "multi_select": False, "cursor_position": 1}},
+                     {"tool": {"name": "write_file", "input": {"file_path": W % "file_edit" + "/NOTES.md", "content": "# Notes\n\nThe greeting is now friendlier.\n"}},
+                      "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Apply this change?", "subject": "NOTES.md",
+                                 "choices": EDIT_CH, "multi_select": False, "cursor_position": 1}},
+                     {"text": "Done: `hello.py` now says *Hello there* and `NOTES.md` records the change.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "make the greeting friendlier and write a note"}]
+                   + dialog(0, 0, r"Apply this change|Allow") + [{"do": "keys", "keys": ["Enter"], "resolves": True}]
+                   + dialog(0, 1, r"Apply this change|Allow") + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
+
+    Q = {"question": "Which test framework should I use?", "header": "Tests", "type": "choice",
+         "options": [{"label": "pytest", "description": "The de-facto standard, plain asserts"},
+                     {"label": "unittest", "description": "In the standard library"},
+                     {"label": "doctest", "description": "Examples in docstrings"}], "multiSelect": False}
+    save({"agent": "gemini", "name": "question",
+          "description": "ask_user with one single-choice question: the 'Answer Questions' box shows; the user moves down once and selects with Enter (which submits); the model answers; the turn completes; /quit.",
+          "turns": [[{"tool": {"name": "ask_user", "input": {"questions": [Q]}},
+                      "expect": {"state": "waiting_input", "approval_type": "user_question", "details": Q["question"],
+                                 "choices": ["pytest", "unittest", "doctest"], "multi_select": False, "cursor_position": 1,
+                                 "note": "the list scrolls (▲/▼ markers); only these three options are visible"}},
+                     {"text": "Great, I'll set up the tests with that framework.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "add tests, ask me which framework"}]
+                   + dialog(0, 0, r"Which test framework") + [{"do": "keys", "keys": ["Down"], "update": {"cursor_position": 2}}, {"do": "sleep", "s": 1.0},
+                                                             {"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
+
+    save({"agent": "gemini", "name": "api_error",
+          "description": "The model server answers HTTP 400 (INVALID_ARGUMENT), which Gemini CLI does not retry: the turn ends with an error; /quit.",
+          "turns": [[{"error": {"status": 400, "message": "lab: the request was rejected (scripted 400)"}}]],
+          "steps": ready() + [{"do": "prompt", "text": "summarize the readme"}] + end(0)})
+
+    save({"agent": "gemini", "name": "turns_completed",
+          "description": "Two quick turns that complete (text answers), with an idle pause between; /quit.",
+          "turns": [[{"text": "The README describes a tiny lab project with one module, hello.py.", "chunk": 8, "delay": 0.05}],
+                    [{"text": "hello.py defines greet(name), which returns 'Hello, ' + name.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "what is in the readme?"}, {"do": "wait_turn_end", "turn": 0}, {"do": "sleep", "s": 4.0},
+                              {"do": "prompt", "text": "and what does hello.py do?"}] + end(1)})
+
+    save({"agent": "gemini", "name": "exit_ctrl_c",
+          "description": "Startup to the idle prompt, then Ctrl-C twice: Gemini CLI exits back to the shell.",
+          "turns": [],
+          "steps": ready() + [{"do": "sleep", "s": 2.0}, {"do": "exit", "method": "ctrl_c", "times": 2, "gap": 0.5}]})
+
+    save({"agent": "gemini", "name": "trust_dialog",
+          "description": "Startup with folder trust enabled: the 'Do you trust the files in this folder?' dialog shows; the user accepts with Enter; Gemini CLI restarts itself ('Gemini CLI is restarting to apply the trust changes...'), the idle prompt appears; /quit.",
+          "trust_dialog": True,
+          "turns": [],
+          "steps": [{"do": "wait_screen", "regex": "Do you trust the files in this folder\\?", "timeout": 25,
+                     "mark": {"state": "waiting_approval", "approval_type": "trust", "details": "Do you trust the files in this folder?",
+                              "choices": ["Trust folder (work)", "Trust parent folder (gemini-trust_dialog)", "Don't trust"], "multi_select": False, "cursor_position": 1}},
+                    {"do": "sleep", "s": 2.0},
+                    {"do": "keys", "keys": ["Enter"], "mark": {"state": "unknown", "reason_code": "starting", "note": "Gemini CLI restarts itself to apply the trust change"}},
+                    {"do": "wait_screen", "regex": "restarting to apply the trust changes", "timeout": 10},
+                    {"do": "wait_ready"}, {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
+
+    save({"agent": "gemini", "name": "interrupt_running",
+          "description": "A long answer is streaming; after about 4 s the user presses Esc: Gemini CLI cancels the request and returns to the prompt; /quit.",
+          "turns": [[{"text": LONG, "chunk": 8, "delay": 0.12, "first_delay": 1.0}]],
+          "steps": ready() + [{"do": "prompt", "text": "explain this project in detail"}, {"do": "sleep", "s": 4.0},
+                              {"do": "keys", "keys": ["Escape"], "interrupts": True}, {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+
+    QM = {"question": "Which checks should the CI job run?", "header": "CI checks", "type": "choice",
+          "options": [{"label": "Unit tests", "description": "Run the test suite"},
+                      {"label": "Lint", "description": "Run the linter"},
+                      {"label": "Type check", "description": "Run the type checker"}], "multiSelect": True}
+    save({"agent": "gemini", "name": "question_multi",
+          "description": "ask_user with one multi-select question: Enter toggles the option under the cursor (a printable key would go into the free-text option), so the user presses Enter on 'Unit tests', Down, Enter on 'Lint', Down x4 to 'Done' and Enter; the model answers; the turn completes; /quit.",
+          "turns": [[{"tool": {"name": "ask_user", "input": {"questions": [QM]}},
+                      "expect": {"state": "waiting_input", "approval_type": "user_question", "details": QM["question"],
+                                 "choices": ["Unit tests", "Lint", "Type check", "All of the above"], "multi_select": True,
+                                 "cursor_position": 1, "selected": [],
+                                 "note": "the list scrolls (▲/▼); below the options: '5. [ ]' (free text) and an unnumbered 'Done' row"}},
+                     {"text": "Great, the CI job will run those checks.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "set up CI, ask me which checks"}]
+                   + dialog(0, 0, r"Which checks should the CI job run")
+                   + [{"do": "keys", "keys": ["Enter"], "update": {"selected": ["Unit tests"]}}, {"do": "sleep", "s": 1.0},
+                      {"do": "keys", "keys": ["Down"], "update": {"cursor_position": 2}}, {"do": "sleep", "s": 1.0},
+                      {"do": "keys", "keys": ["Enter"], "update": {"selected": ["Unit tests", "Lint"]}}, {"do": "sleep", "s": 1.0},
+                      {"do": "keys", "keys": ["Down"], "update": {"cursor_position": 3}}, {"do": "sleep", "s": 0.6},
+                      {"do": "keys", "keys": ["Down"], "update": {"cursor_position": 4}}, {"do": "sleep", "s": 0.6},
+                      {"do": "keys", "keys": ["Down"], "note": "cursor on the free-text option 5"}, {"do": "sleep", "s": 0.6},
+                      {"do": "keys", "keys": ["Down"], "note": "cursor on Done"}, {"do": "sleep", "s": 1.5},
+                      {"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
+
+
+if __name__ == "__main__":
+    gen_claude()
+    gen_codex()
+    gen_gemini()
