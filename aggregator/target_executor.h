@@ -1,0 +1,64 @@
+// TargetExecutor: the one read/write contract for running a tmux command on
+// a target, local or over ssh (spec §9). A command is an argv, never a shell
+// string: the local executor execs it directly, the ssh executor shell-quotes
+// every argument because the remote side runs a shell.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libagtcore/result.h"
+#include "libagtcore/state.h"
+
+namespace agt::agg {
+
+/// What a finished command gave back.
+struct ExecResult {
+  int exit_code = 0;     // exit status, or 128+signal
+  std::string out;       // stdout
+  std::string err;       // stderr
+  bool operator==(const ExecResult&) const = default;
+};
+
+struct ExecOptions {
+  core::TimeNs timeout = 5 * core::kNsPerSec;  // spec §9: command timeout 5 s
+  std::string stdin_data;                      // written to the command's stdin
+  size_t max_output = 16 << 20;                // bytes kept per stream
+};
+
+class TargetExecutor {
+ public:
+  virtual ~TargetExecutor() = default;
+  /// Runs `argv` (argv[0] looked up in PATH). A non-zero exit is a result,
+  /// not an error; errors are E_TIMEOUT (killed after options.timeout), E_IO
+  /// (could not start) and E_TARGET_UNREACHABLE (ssh: no session).
+  virtual core::Result<ExecResult> Run(const std::vector<std::string>& argv,
+                                       const ExecOptions& options) = 0;
+  /// "local" or "ssh:<host>", for messages.
+  virtual std::string Describe() const = 0;
+};
+
+/// Runs commands on this machine with posix_spawnp and pipes; blocking, for
+/// one-off commands (the daemon's hot path goes through the control client).
+class LocalExecutor final : public TargetExecutor {
+ public:
+  core::Result<ExecResult> Run(const std::vector<std::string>& argv,
+                               const ExecOptions& options) override;
+  std::string Describe() const override { return "local"; }
+};
+
+/// Records every argv and answers from a script. For tests.
+class FakeExecutor final : public TargetExecutor {
+ public:
+  std::vector<std::vector<std::string>> calls;
+  /// Answers in order; when exhausted, `fallback` answers.
+  std::vector<core::Result<ExecResult>> script;
+  core::Result<ExecResult> fallback = ExecResult{};
+  core::Result<ExecResult> Run(const std::vector<std::string>& argv,
+                               const ExecOptions& options) override;
+  std::string Describe() const override { return "fake"; }
+};
+
+}  // namespace agt::agg
