@@ -48,6 +48,7 @@ class PatternAnalyzer final : public Analyzer {
       if (t.echo_grace_ms >= 0) opts_.echo_grace_ms = t.echo_grace_ms;
       if (t.approval_settle_ms >= 0) opts_.approval_settle_ms = t.approval_settle_ms;
       if (t.debounce_ms >= 0) opts_.debounce_ms = t.debounce_ms;
+      if (t.cap_activity >= 0) opts_.cap_activity = t.cap_activity == 1;
     }
     last_.state = State::kUnknown;
     last_.reason_code = "no_rule_matched";
@@ -121,6 +122,7 @@ class PatternAnalyzer final : public Analyzer {
 
   bool Active(const AnalyzerInput& in) const {
     if (in.last_output <= 0) return false;
+    if (in.captured && !opts_.cap_activity) return false;
     if (in.now - in.last_output > opts_.activity_ms * kNsPerMs) return false;
     // Output right after a keystroke is its echo, not the agent working.
     if (in.last_input > 0 && in.last_output >= in.last_input &&

@@ -22,6 +22,10 @@ struct AnalyzerOptions {
   int echo_grace_ms = 300;       // output this soon after input is echo, not activity
   int approval_settle_ms = 500;  // a waiting rule must hold this long (unless the rule says)
   int debounce_ms = 300;         // running -> idle/completed must hold this long
+  /// CAP mode: a changed capture counts as output activity only when this
+  /// is set (a sampled screen also changes when the user types or a footer
+  /// hint rotates; most agents show an explicit working indicator instead).
+  bool cap_activity = false;
 };
 
 /// What the pattern set alone says about a screen (no timing).

@@ -282,7 +282,9 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
 Result<TimingOverrides> ParseTiming(const toml::table& t, const Ctx& file_ctx) {
   Ctx ctx = file_ctx;
   ctx.line = LineOf(t);
-  auto keys = CheckKeys(t, {"activity_ms", "echo_grace_ms", "approval_settle_ms", "debounce_ms"},
+  auto keys = CheckKeys(t,
+                        {"activity_ms", "echo_grace_ms", "approval_settle_ms", "debounce_ms",
+                         "cap_activity"},
                         ctx, "[timing]");
   if (!keys.ok()) return keys.error();
   TimingOverrides o;
@@ -293,6 +295,11 @@ Result<TimingOverrides> ParseTiming(const toml::table& t, const Ctx& file_ctx) {
     auto v = GetInt(t, key, ctx, -1, 0, 60000);
     if (!v.ok()) return v.error();
     *dst = static_cast<int>(*v);
+  }
+  if (t.contains("cap_activity")) {
+    auto b = GetBool(t, "cap_activity", ctx, false);
+    if (!b.ok()) return b.error();
+    o.cap_activity = *b ? 1 : 0;
   }
   return o;
 }
@@ -403,6 +410,7 @@ PatternSet MergePatternSets(const PatternSet& builtin, const PatternSet& user) {
   out.timing.approval_settle_ms =
       pick(user.timing.approval_settle_ms, builtin.timing.approval_settle_ms);
   out.timing.debounce_ms = pick(user.timing.debounce_ms, builtin.timing.debounce_ms);
+  out.timing.cap_activity = pick(user.timing.cap_activity, builtin.timing.cap_activity);
   out.rules = user.rules;
   for (const auto& r : builtin.rules)
     if (user.FindRule(r.id) == nullptr) out.rules.push_back(r);

@@ -47,6 +47,7 @@ struct TimingOverrides {
   int echo_grace_ms = -1;
   int approval_settle_ms = -1;
   int debounce_ms = -1;
+  int cap_activity = -1;  // -1 = default, 0 = false, 1 = true
 };
 
 struct PatternSet {

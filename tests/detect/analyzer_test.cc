@@ -8,7 +8,7 @@ namespace {
 using core::kNsPerMs;
 using core::State;
 
-constexpr const char* kSet = R"(
+constexpr const char* kSet = R"toml(
 agent = "demo"
 [menu]
 cursor = ["❯"]
@@ -35,7 +35,7 @@ id = "demo.idle"
 state = "idle"
 region = "bottom_lines(3)"
 regex = '^❯ '
-)";
+)toml";
 
 class AnalyzerTest : public ::testing::Test {
  protected:

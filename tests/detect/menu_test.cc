@@ -12,7 +12,7 @@ std::vector<std::string_view> View(const std::vector<std::string>& v) {
 MenuStyle Style(std::vector<std::string> glyphs, const char* footer) {
   MenuStyle s;
   s.cursor_glyphs = std::move(glyphs);
-  if (footer != nullptr) s.footer = std::make_shared<const Regex>(*Regex::Compile(footer));
+  if (footer != nullptr) s.footer = std::make_shared<const Regex>(std::move(Regex::Compile(footer)).value());
   return s;
 }
 

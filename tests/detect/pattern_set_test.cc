@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kGood = R"(
+constexpr const char* kGood = R"toml(
 format = 1
 agent = "demo"
 version = "1"
@@ -38,7 +38,7 @@ regex = '^❯'
 all = [{ region = "after_last_rule", regex = 'for shortcuts' }]
 any = [{ region = "title", regex = '^✳' }, { region = "osc_progress", regex = '^0' }]
 not = [{ region = "whole_screen", regex = 'Error' }]
-)";
+)toml";
 
 Screen MakeScreen(std::vector<std::string> lines) {
   Screen s;
@@ -48,8 +48,7 @@ Screen MakeScreen(std::vector<std::string> lines) {
   return s;
 }
 
-const std::string kRule(40, '-');
-std::string Rule() {
+std::string HRule() {
   std::string r;
   for (int i = 0; i < 40; ++i) r += "─";
   return r;
@@ -106,7 +105,7 @@ TEST(PatternSet, AllAnyNotCombine) {
   auto set = ParsePatternSet(kGood, "demo.toml");
   ASSERT_TRUE(set.ok());
   const Rule& combo = set->rules[1];
-  Screen screen = MakeScreen({"hello", Rule(), "❯ ", Rule(), "  ? for shortcuts"});
+  Screen screen = MakeScreen({"hello", HRule(), "❯ ", HRule(), "  ? for shortcuts"});
   StreamSignals sig;
   sig.title = "✳ Lab";
   AnalyzerInput in;
@@ -219,8 +218,8 @@ TEST(Region, ParseAndName) {
 }
 
 TEST(Region, CutsTheLayoutRegions) {
-  Screen screen = MakeScreen({"old ❯ prompt", "● answer", "✢ Working…", "", Rule(), "❯ typed",
-                              Rule(), "  ? for shortcuts", "", ""});
+  Screen screen = MakeScreen({"old ❯ prompt", "● answer", "✢ Working…", "", HRule(), "❯ typed",
+                              HRule(), "  ? for shortcuts", "", ""});
   StreamSignals sig;
   sig.title = "✳ Lab";
   sig.progress_state = 1;
@@ -231,7 +230,7 @@ TEST(Region, CutsTheLayoutRegions) {
   in.recent_output = "bytes\nmore";
   RegionCutter c(in);
   auto cut = [&](const char* r) { return c.Cut(*ParseRegion(r)).text; };
-  EXPECT_EQ(cut("bottom_lines(2)"), Rule() + "\n  ? for shortcuts");
+  EXPECT_EQ(cut("bottom_lines(2)"), HRule() + "\n  ? for shortcuts");
   EXPECT_EQ(cut("after_last_rule"), "  ? for shortcuts");
   EXPECT_EQ(cut("prompt_box"), "❯ typed");
   EXPECT_EQ(cut("above_prompt_box(2)"), "● answer\n✢ Working…\n");
@@ -246,8 +245,8 @@ TEST(Region, CutsTheLayoutRegions) {
 }
 
 TEST(Region, RuleLines) {
-  EXPECT_TRUE(IsRuleLine(Rule()));
-  EXPECT_TRUE(IsRuleLine("╭" + Rule() + "╮"));
+  EXPECT_TRUE(IsRuleLine(HRule()));
+  EXPECT_TRUE(IsRuleLine("╭" + HRule() + "╮"));
   EXPECT_FALSE(IsRuleLine("── title ──────────────"));
   EXPECT_FALSE(IsRuleLine("───"));
 }

@@ -69,7 +69,9 @@ TEST(Regex, JitAndInterpreterAgree) {
       bool ra = a->Search(s, &ma);
       bool rb = b->Search(s, &mb);
       EXPECT_EQ(ra, rb) << p << " on " << s;
-      if (ra && rb) EXPECT_EQ(ma.groups, mb.groups) << p << " on " << s;
+      if (ra && rb) {
+        EXPECT_EQ(ma.groups, mb.groups) << p << " on " << s;
+      }
     }
   }
 }

@@ -1,0 +1,311 @@
+// Corpus replay and scoring for the detection gates and the benchmark.
+// Truth is a step function of time; so is the analyzer's output. The score
+// integrates where they agree, leaving out a grace window after each true
+// transition (the screen legitimately lags the model server's log).
+#include "tests/detect/corpus.h"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "libagtcore/detect/pattern_analyzer.h"
+
+namespace agt::detect::corpus {
+namespace {
+
+namespace fs = std::filesystem;
+using core::kNsPerSec;
+using core::State;
+
+core::TimeNs ToNs(double t) { return static_cast<core::TimeNs>(t * 1e9) + 1; }
+double ToSec(core::TimeNs t) { return static_cast<double>(t - 1) / 1e9; }
+
+std::vector<std::string> Strings(const rapidjson::Value& v) {
+  std::vector<std::string> out;
+  if (v.IsArray())
+    for (const auto& e : v.GetArray())
+      if (e.IsString()) out.emplace_back(e.GetString(), e.GetStringLength());
+  return out;
+}
+
+bool DetailMatches(const core::WaitingDetail& want, const core::WaitingDetail& got) {
+  return want.choices == got.choices && want.cursor_position == got.cursor_position &&
+         want.multi_select == got.multi_select;
+}
+
+std::string Fmt(double t) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3fs", t);
+  return b;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", \"" : "\"") + v[i] + "\"";
+  return s + "]";
+}
+
+}  // namespace
+
+std::string FixturesRoot() {
+  if (const char* d = std::getenv("AGTMUX_FIXTURES_DIR"); d != nullptr && *d != '\0') return d;
+  return fs::path(AGTMUX_SOURCE_PATTERNS_DIR).parent_path().string() + "/tests/fixtures";
+}
+
+std::vector<std::string> FindFixtures(const std::string& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(root, ec))
+    if (e.path().filename() == "truth.jsonl" &&
+        fs::exists(e.path().parent_path() / "snapshots.jsonl", ec))
+      out.push_back(e.path().parent_path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+core::Result<Fixture> LoadFixture(const std::string& dir) {
+  Fixture f;
+  f.dir = dir;
+  fs::path p(dir);
+  f.scenario = p.filename().string();
+  f.version = p.parent_path().filename().string();
+  f.agent = p.parent_path().parent_path().filename().string();
+  f.cast_path = dir + "/session.cast";
+  auto for_lines = [&](const std::string& name, auto&& fn) -> core::Status {
+    auto text = ReadTextFile(dir + "/" + name);
+    if (!text.ok()) return text.error();
+    size_t pos = 0;
+    int line = 0;
+    while (pos < text->size()) {
+      size_t nl = text->find('\n', pos);
+      if (nl == std::string::npos) nl = text->size();
+      std::string_view row(text->data() + pos, nl - pos);
+      pos = nl + 1;
+      ++line;
+      if (row.find_first_not_of(" \r\t") == std::string_view::npos) continue;
+      rapidjson::Document d;
+      d.Parse(row.data(), row.size());
+      if (d.HasParseError() || !d.IsObject() || !d.HasMember("t") || !d["t"].IsNumber())
+        return core::MakeError(core::Err::kPayloadInvalid,
+                               dir + "/" + name + ":" + std::to_string(line) +
+                                   ": not a JSON object with a numeric \"t\"");
+      fn(d);
+    }
+    return core::Ok();
+  };
+  auto st = for_lines("truth.jsonl", [&](const rapidjson::Document& d) {
+    TruthEntry e;
+    e.t = d["t"].GetDouble();
+    if (d.HasMember("state") && d["state"].IsString())
+      e.state = core::ParseState(d["state"].GetString()).value_or(State::kUnknown);
+    if (d.HasMember("approval_type") && d["approval_type"].IsString())
+      e.detail.approval_type = d["approval_type"].GetString();
+    if (d.HasMember("details") && d["details"].IsString()) e.detail.details = d["details"].GetString();
+    if (d.HasMember("choices")) e.detail.choices = Strings(d["choices"]);
+    if (d.HasMember("multi_select") && d["multi_select"].IsBool())
+      e.detail.multi_select = d["multi_select"].GetBool();
+    if (d.HasMember("cursor_position") && d["cursor_position"].IsInt())
+      e.detail.cursor_position = d["cursor_position"].GetInt();
+    if (d.HasMember("source") && d["source"].IsString()) e.source = d["source"].GetString();
+    f.truth.push_back(std::move(e));
+  });
+  if (!st.ok()) return st.error();
+  st = for_lines("snapshots.jsonl", [&](const rapidjson::Document& d) {
+    Snapshot s;
+    s.t = d["t"].GetDouble();
+    if (d.HasMember("lines")) s.lines = Strings(d["lines"]);
+    if (d.HasMember("cursor") && d["cursor"].IsArray() && d["cursor"].Size() == 2) {
+      s.cursor_col = d["cursor"][0].GetInt();
+      s.cursor_row = d["cursor"][1].GetInt();
+    }
+    f.snapshots.push_back(std::move(s));
+  });
+  if (!st.ok()) return st.error();
+  return f;
+}
+
+Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib, double* end) {
+  auto analyzer = CreateAnalyzer(std::move(lib), f.agent);
+  Timeline out;
+  Screen screen;
+  screen.rows = 40;
+  screen.cols = 120;
+  StreamSignals signals;  // capture-pane gives no stream signals
+  core::TimeNs last_output = 0;
+  core::TimeNs recheck = 0;
+  auto run = [&](core::TimeNs now) {
+    AnalyzerInput in;
+    in.screen = &screen;
+    in.signals = &signals;
+    in.agent_type = f.agent;
+    in.now = now;
+    in.last_output = last_output;
+    in.captured = true;
+    Verdict v = analyzer->Analyze(in);
+    recheck = v.recheck_at;
+    if (out.empty() || !(out.back().signal.state == v.signal.state &&
+                         out.back().signal.rule_id == v.signal.rule_id &&
+                         out.back().signal.detail == v.signal.detail))
+      out.push_back({ToSec(now), v.signal});
+  };
+  double last_t = 0;
+  for (const Snapshot& s : f.snapshots) {
+    core::TimeNs t = ToNs(s.t);
+    for (int i = 0; i < 100 && recheck != 0 && recheck < t; ++i) run(recheck);
+    if (s.lines != screen.lines) last_output = t;
+    screen.lines = s.lines;
+    screen.cursor_row = s.cursor_row;
+    screen.cursor_col = s.cursor_col;
+    run(t);
+    last_t = s.t;
+  }
+  for (int i = 0; i < 100 && recheck != 0; ++i) run(recheck);
+  double truth_end = f.truth.empty() ? 0 : f.truth.back().t;
+  *end = std::max(last_t, truth_end);
+  return out;
+}
+
+void Score::Add(const Score& o) {
+  counted += o.counted;
+  agreed += o.agreed;
+  false_approval += o.false_approval;
+  waits += o.waits;
+  missed_waits += o.missed_waits;
+  detail_wrong += o.detail_wrong;
+  aux_wrong += o.aux_wrong;
+  problems.insert(problems.end(), o.problems.begin(), o.problems.end());
+}
+
+Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end, double grace) {
+  Score sc;
+  std::set<double> cuts = {0.0, end};
+  for (const auto& e : f.truth) {
+    cuts.insert(e.t);
+    cuts.insert(e.t + grace);
+  }
+  for (const auto& p : pred) cuts.insert(p.t);
+  auto truth_at = [&](double t) -> const TruthEntry* {
+    const TruthEntry* cur = nullptr;
+    for (const auto& e : f.truth)
+      if (e.t <= t) cur = &e;
+    return cur;
+  };
+  auto pred_at = [&](double t) -> const core::Signal* {
+    const core::Signal* cur = nullptr;
+    for (const auto& p : pred)
+      if (p.t <= t) cur = &p.signal;
+    return cur;
+  };
+  auto in_grace = [&](double t) {
+    for (size_t i = 0; i < f.truth.size(); ++i)
+      if (t >= f.truth[i].t && t < f.truth[i].t + grace) return true;
+    return false;
+  };
+  // Waiting intervals in truth, to find missed ones.
+  struct Wait {
+    double from, to;
+    State state;
+    bool seen = false;
+  };
+  std::vector<Wait> waits;
+  for (size_t i = 0; i < f.truth.size(); ++i) {
+    const auto& e = f.truth[i];
+    if (!core::NeedsAction(e.state)) continue;
+    if (!waits.empty() && waits.back().to == e.t && waits.back().state == e.state) {
+      waits.back().to = i + 1 < f.truth.size() ? f.truth[i + 1].t : end;
+      continue;
+    }
+    waits.push_back({e.t, i + 1 < f.truth.size() ? f.truth[i + 1].t : end, e.state});
+  }
+  std::string last_problem;
+  auto problem = [&](const std::string& what, double a) {
+    if (what == last_problem) return;
+    last_problem = what;
+    sc.problems.push_back(f.agent + "/" + f.scenario + " @" + Fmt(a) + ": " + what);
+  };
+  double prev = -1;
+  for (double c : cuts) {
+    if (prev >= 0 && c > prev && prev < end) {
+      double a = prev, b = std::min(c, end);
+      double mid = (a + b) / 2;
+      const TruthEntry* T = truth_at(mid);
+      const core::Signal* P = pred_at(mid);
+      State ts = T ? T->state : State::kUnknown;
+      State ps = P ? P->state : State::kUnknown;
+      for (auto& w : waits)
+        if (mid >= w.from && mid < w.to && ps == w.state) w.seen = true;
+      if (!in_grace(mid)) {
+        double d = b - a;
+        sc.counted += d;
+        if (ts == ps) {
+          sc.agreed += d;
+          if (core::NeedsAction(ts) && T != nullptr && P != nullptr) {
+            if (!DetailMatches(T->detail, P->detail)) {
+              sc.detail_wrong += d;
+              problem("detail: want " + Join(T->detail.choices) + " cursor " +
+                          std::to_string(T->detail.cursor_position) +
+                          (T->detail.multi_select ? " multi" : "") + ", got " +
+                          Join(P->detail.choices) + " cursor " +
+                          std::to_string(P->detail.cursor_position) +
+                          (P->detail.multi_select ? " multi" : "") + " (" + P->rule_id + ")",
+                      a);
+            } else if (T->detail.approval_type != P->detail.approval_type ||
+                       T->detail.details != P->detail.details) {
+              sc.aux_wrong += d;
+              problem("approval_type/details: want " + T->detail.approval_type + " \"" +
+                          T->detail.details + "\", got " + P->detail.approval_type + " \"" +
+                          P->detail.details + "\"",
+                      a);
+            }
+          }
+        } else {
+          if (ps == State::kWaitingApproval) sc.false_approval += d;
+          problem(std::string("state: want ") + std::string(core::StateName(ts)) + ", got " +
+                      std::string(core::StateName(ps)) + " (" +
+                      (P ? P->rule_id + (P->reason_code.empty() ? "" : "/" + P->reason_code) : "-") +
+                      ") for " + Fmt(d),
+                  a);
+        }
+      }
+    }
+    prev = c;
+  }
+  for (const auto& w : waits) {
+    ++sc.waits;
+    if (!w.seen) {
+      ++sc.missed_waits;
+      problem(std::string("missed ") + std::string(core::StateName(w.state)) + " " +
+                  Fmt(w.from) + ".." + Fmt(w.to),
+              w.from);
+    }
+  }
+  return sc;
+}
+
+std::string FormatTimeline(const Timeline& t) {
+  std::string out;
+  for (const auto& p : t) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%9.3fs  ", p.t);
+    out += b;
+    out += core::StateName(p.signal.state);
+    out += "  " + std::string(core::ConfidenceName(p.signal.confidence)) + "  ";
+    out += p.signal.rule_id.empty() ? "-" : p.signal.rule_id;
+    if (!p.signal.reason_code.empty()) out += "  reason=" + p.signal.reason_code;
+    const auto& d = p.signal.detail;
+    if (!d.approval_type.empty()) out += "  type=" + d.approval_type;
+    if (!d.choices.empty())
+      out += "  choices=" + Join(d.choices) + " cursor=" + std::to_string(d.cursor_position) +
+             (d.multi_select ? " multi" : "");
+    if (!d.details.empty()) out += "  details=\"" + d.details + "\"";
+    if (!p.signal.evidence.empty()) out += "  | " + p.signal.evidence;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace agt::detect::corpus

@@ -1,0 +1,82 @@
+// The recorded corpus (tests/fixtures/<agent>/<version>/<scenario>/) as seen
+// by the detection gates: loading a fixture, replaying it through the
+// analyzer in CAP mode (the capture-pane snapshots) and PTY mode (the cast,
+// through the wrapper's screen pipeline), and scoring the resulting state
+// timeline against truth.jsonl.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libagtcore/detect/pattern_library.h"
+#include "libagtcore/result.h"
+#include "libagtcore/state.h"
+
+namespace agt::detect::corpus {
+
+struct TruthEntry {
+  double t = 0;
+  core::State state = core::State::kUnknown;
+  core::WaitingDetail detail;
+  std::string source;
+};
+
+struct Snapshot {
+  double t = 0;
+  std::vector<std::string> lines;
+  int cursor_col = 0;
+  int cursor_row = 0;
+};
+
+struct Fixture {
+  std::string dir;
+  std::string agent;
+  std::string version;
+  std::string scenario;
+  std::vector<TruthEntry> truth;
+  std::vector<Snapshot> snapshots;
+  std::string cast_path;
+};
+
+/// Every fixture dir under `root` (<agent>/<version>/<scenario>/ holding a
+/// truth.jsonl), sorted.
+std::vector<std::string> FindFixtures(const std::string& root);
+/// The fixtures root of the source tree.
+std::string FixturesRoot();
+core::Result<Fixture> LoadFixture(const std::string& dir);
+
+struct Point {
+  double t = 0;
+  core::Signal signal;
+};
+using Timeline = std::vector<Point>;
+
+/// CAP mode: each snapshot is a capture; a changed screen counts as output
+/// at its time; the analyzer's rechecks run between snapshots.
+Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib, double* end);
+/// PTY mode: the cast through the wrapper's pipeline (scanner, libvterm, analyzer).
+core::Result<Timeline> ReplayPty(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
+                                 double* end);
+
+struct Score {
+  double counted = 0;       // seconds scored (outside the grace windows)
+  double agreed = 0;        // of which the state agreed
+  double false_approval = 0;  // seconds of waiting_approval that truth does not have
+  int waits = 0;            // waiting intervals in truth
+  int missed_waits = 0;     // of which the analyzer never showed the state
+  double detail_wrong = 0;  // seconds with the right waiting state but wrong choices/cursor/multi
+  double aux_wrong = 0;     // seconds with wrong approval_type or details (reported)
+  std::vector<std::string> problems;  // human-readable, with times
+  double Agreement() const { return counted > 0 ? agreed / counted : 1.0; }
+  void Add(const Score& o);
+};
+
+/// Scores `pred` against truth over [0, end], skipping `grace` seconds
+/// after each true transition.
+Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end, double grace = 0.3);
+
+/// "  1.234s running high claude.footer.interrupt | evidence"
+std::string FormatTimeline(const Timeline& t);
+
+}  // namespace agt::detect::corpus
