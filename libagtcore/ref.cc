@@ -186,6 +186,9 @@ Result<std::string> PercentDecode(std::string_view enc) {
   std::string out;
   out.reserve(enc.size());
   for (size_t i = 0; i < enc.size(); ++i) {
+    if (enc[i] == '\0')
+      return MakeError(Err::kRefInvalidEncoding,
+                       Quote(enc) + ": a NUL byte at offset " + std::to_string(i));
     if (enc[i] != '%') {
       out.push_back(enc[i]);
       continue;

@@ -31,7 +31,8 @@ std::string FormatRef(const Ref& ref);
 /// as %XX upper-case.
 std::string PercentEncode(std::string_view raw);
 /// Strict: a '%' not followed by two hex digits, or a result that is not
-/// valid UTF-8, is E_REF_INVALID_ENCODING.
+/// valid UTF-8, is E_REF_INVALID_ENCODING. So is a NUL byte, raw or %00:
+/// no name agtmux handles contains one, and C APIs would cut it there.
 Result<std::string> PercentDecode(std::string_view enc);
 
 /// `--target-session <target>/<session-enc>`.

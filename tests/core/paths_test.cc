@@ -84,6 +84,14 @@ TEST(PathsTest, RejectsASocketPathTooLongForSunPath) {
   EXPECT_NE(p.error().message.find("at most 107"), std::string::npos) << p.error().message;
 }
 
+TEST(PathsTest, RealEnvReadsTheProcessEnvironment) {
+  EnvFn env = RealEnv();
+  const char* path = std::getenv("PATH");
+  ASSERT_NE(path, nullptr);
+  EXPECT_STREQ(env("PATH"), path);
+  EXPECT_EQ(env("AGTMUX_SURELY_UNSET_VARIABLE_1234"), nullptr);
+}
+
 class EnsureDirTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -123,6 +123,16 @@ TEST(PercentTest, FormatAndParseRoundTrip) {
   EXPECT_EQ(*ParseRef(FormatRef(rt)), rt);
 }
 
+TEST(PercentTest, DecodeRejectsNulBytesRawOrEscaped) {
+  // Found by fuzz_ref: a raw NUL decoded fine but its encoding (%00) did not.
+  Result<std::string> raw = PercentDecode(std::string("a\0b", 3));
+  ASSERT_FALSE(raw.ok());
+  EXPECT_EQ(raw.error().code, Err::kRefInvalidEncoding);
+  EXPECT_NE(raw.error().message.find("NUL byte at offset 1"), std::string::npos);
+  EXPECT_FALSE(PercentDecode("a%00b").ok());
+  EXPECT_FALSE(ParseRef(std::string("pane:h/a\0b/@1/%1", 17)).ok());
+}
+
 TEST(TargetSessionTest, ParsesAndRejects) {
   Result<TargetSession> ts = ParseTargetSession("vm1/my%20proj");
   ASSERT_TRUE(ts.ok()) << ts.error().ToString();

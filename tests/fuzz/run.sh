@@ -15,6 +15,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -Dfuzzers=true -Dtests=true -Dbenchmarks=false -Dbuildtype=debugoptimized
 fi
 ninja -C "$build" tests/fuzz/fuzz_ref tests/fuzz/fuzz_event tests/fuzz/fuzz_config
+export UBSAN_OPTIONS="suppressions=$src/tests/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/agtmux-fuzz-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 status=0
@@ -28,7 +29,7 @@ for t in ref event config; do
     echo "fuzz_$t FAILED; reproducer(s):" >&2
     for f in "$scratch/artifacts-$t"/*; do
       [ -e "$f" ] || continue
-      keep="$src/build-fuzz-crash-$t-$(basename "$f")"
+      keep="$build/crash-$t-$(basename "$f")"
       cp "$f" "$keep"
       echo "  $keep" >&2
     done
