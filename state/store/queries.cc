@@ -204,7 +204,9 @@ Result<EngineSnapshot> Store::LoadSnapshot() {
     if (auto s = Collect(st, &snap.candidates, ReadCandidate); !s.ok()) return s.error();
   }
   {
-    auto st = db_->Prepare("SELECT runtime_id, source, dedupe_key FROM events");
+    // Target-scoped events are keyed "@target_id", as the engine does.
+    auto st = db_->Prepare(
+        "SELECT coalesce(runtime_id, '@' || target_id), source, dedupe_key FROM events");
     auto read = [](const sql::Stmt& s) -> Result<std::string> {
       return s.Text(0) + '\x1f' + s.Text(1) + '\x1f' + s.Text(2);
     };

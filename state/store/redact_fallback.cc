@@ -114,6 +114,11 @@ std::string FallbackRedact(std::string_view s) {
           continue;
         }
       }
+    }
+    // Secret-sounding keys also match inside identifiers (db_password,
+    // GITHUB_TOKEN), so only an alphanumeric neighbour blocks them.
+    if (i == 0 || std::isalnum(static_cast<unsigned char>(s[i - 1])) == 0) {
+      bool matched = false;
       for (std::string_view key : kSecretKeys) {
         if (!IEqualsAt(s, i, key)) continue;
         // key ["']? \s* [:=] \s* ["']? value
@@ -132,7 +137,7 @@ std::string FallbackRedact(std::string_view s) {
         }
         if (v == k) break;
         out.append(s.substr(i, k - i));
-        out += "[REDACTED:password]";
+        out += "[REDACTED:secret]";
         i = v;
         matched = true;
         break;

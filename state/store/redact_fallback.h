@@ -13,7 +13,8 @@ using Redactor = std::function<std::string(std::string_view)>;
 
 /// Replaces API keys (sk-ant-..., sk-..., ghp_..., github_pat_..., xox?-...,
 /// AKIA..., AIza...), bearer tokens, PEM private key blocks, and the values
-/// of password/secret/token/api_key assignments with "[REDACTED:<kind>]".
+/// of password/secret/token/api_key assignments (also inside identifiers such
+/// as DB_PASSWORD) with "[REDACTED:<kind>]".
 std::string FallbackRedact(std::string_view text);
 
 }  // namespace agt::state

@@ -69,7 +69,7 @@ Result<RetentionReport> Store::RunRetention(TimeNs now, const RetentionOptions& 
       }
       auto n = Step(*db_, job.sql, job.cutoff, limit);
       if (!n.ok()) return n.error();
-      ++batches;
+      if (*n > 0) ++batches;  // an empty probe costs an index seek, not a budget slot
       *job.counter += *n;
       if (*n < limit) break;
     }

@@ -83,7 +83,9 @@ CREATE TABLE action_snapshots (
 
 CREATE TABLE events (
   event_id        TEXT PRIMARY KEY,
-  runtime_id      TEXT NOT NULL REFERENCES runtimes (runtime_id),
+  -- NULL only for target-scoped events (target_health_changed, a
+  -- target-wide stale_detected), which carry target_id instead.
+  runtime_id      TEXT REFERENCES runtimes (runtime_id),
   event_type      TEXT NOT NULL,
   source          TEXT NOT NULL CHECK (source IN ('hook', 'notify', 'wrapper', 'poller')),
   source_event_id TEXT,
@@ -102,8 +104,12 @@ CREATE TABLE events (
   runtime_json    TEXT,
   exit_json       TEXT,
   health          TEXT,
-  UNIQUE (runtime_id, source, dedupe_key)
+  UNIQUE (runtime_id, source, dedupe_key),
+  CHECK (runtime_id IS NOT NULL OR target_id IS NOT NULL)
 );
+-- SQLite's UNIQUE lets NULLs repeat, so target-scoped events get their own.
+CREATE UNIQUE INDEX events_target_dedupe ON events (target_id, source, dedupe_key)
+  WHERE runtime_id IS NULL;
 CREATE INDEX events_runtime_source_time ON events (runtime_id, source, ingested_at DESC);
 CREATE INDEX events_ingested ON events (ingested_at DESC);
 CREATE INDEX events_action ON events (action_id) WHERE action_id IS NOT NULL;

@@ -116,8 +116,9 @@ core::WaitingDetail Store::RedactDetail(const core::WaitingDetail& d) const {
 }
 
 bool Store::Empty(const Effects& fx) {
-  return !fx.stored_event && fx.inbox.empty() && fx.runtimes.empty() && fx.cursors.empty() &&
-         fx.states.empty() && fx.target_health.empty() && fx.candidates.empty();
+  return !fx.stored_event && fx.bound_events.empty() && fx.inbox.empty() &&
+         fx.runtimes.empty() && fx.cursors.empty() && fx.states.empty() &&
+         fx.target_health.empty() && fx.candidates.empty();
 }
 
 Status Store::Commit(const Effects& fx, TimeNs now) {
@@ -149,6 +150,9 @@ Status Store::WriteEffects(const Effects& fx, TimeNs now) {
   }
   if (fx.stored_event) {
     if (auto st = WriteEvent(*fx.stored_event); !st.ok()) return st;
+  }
+  for (const core::Event& e : fx.bound_events) {
+    if (auto st = WriteEvent(e); !st.ok()) return st;
   }
   for (const InboxEntry& e : fx.inbox) {
     if (auto st = WriteInbox(e); !st.ok()) return st;
@@ -203,8 +207,8 @@ std::string UpsertInboxSql() {
 
 Status Store::WriteEvent(const core::Event& e) {
   static const std::string kSql = InsertEventSql();
-  if (e.runtime_id.empty()) {
-    return MakeError(Err::kStore, "event " + e.event_id + " has no runtime_id (inbox only)");
+  if (e.runtime_id.empty() && e.target_id.empty()) {
+    return MakeError(Err::kStore, "event " + e.event_id + " has neither runtime_id nor target_id");
   }
   auto st = db_->Prepare(kSql);
   if (!st.ok()) return st.error();

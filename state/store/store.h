@@ -84,7 +84,7 @@ class Store {
   /// Everything the engine needs to resume: all runtimes, cursors, states,
   /// candidates, pending inbox entries, target health, and the dedupe keys
   /// of stored events ("runtime_id\x1fsource\x1fdedupe_key", source by wire
-  /// name).
+  /// name; "@target_id" in place of the runtime for target-scoped events).
   core::Result<EngineSnapshot> LoadSnapshot();
 
   // --- queries --------------------------------------------------------------
