@@ -15,7 +15,15 @@ struct Option {
   int number = 0;
   bool cursor = false;
   std::string_view label;
+  std::string continuation;  // wrapped rows of the label, joined by spaces
 };
+
+size_t CodePoints(std::string_view s) {
+  size_t n = 0;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
 
 bool StartsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(0, p.size()) == p;
@@ -71,8 +79,8 @@ bool StripBox(std::string_view* label) {
   return false;
 }
 
-std::string CleanLabel(std::string_view label, const MenuStyle& style,
-                       bool* boxed) {
+std::string CleanLabel(const std::string& full, const MenuStyle& style, bool* boxed) {
+  std::string_view label = full;
   *boxed = StripBox(&label);
   const Regex* hint = style.hint ? style.hint.get() : DefaultHintRegex().get();
   RegexMatch m;
@@ -104,14 +112,28 @@ std::shared_ptr<const Regex> DefaultHintRegex() {
 }
 
 std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
-                             const MenuStyle& style, std::string* why) {
+                             const MenuStyle& style, std::string* why, int width) {
   auto fail = [why](std::string reason) -> std::optional<Menu> {
     if (why != nullptr) *why = std::move(reason);
     return std::nullopt;
   };
   std::vector<Option> opts;
-  for (size_t r = 0; r < lines.size(); ++r)
-    if (auto o = ParseOption(lines[r], static_cast<int>(r), style)) opts.push_back(*o);
+  for (size_t r = 0; r < lines.size(); ++r) {
+    auto o = ParseOption(lines[r], static_cast<int>(r), style);
+    if (!o) continue;
+    // A long label wraps onto indented rows below it (not a new option).
+    size_t label_col = CodePoints(lines[r].substr(0, static_cast<size_t>(o->label.data() - lines[r].data())));
+    for (size_t n = r + 1; width > 0 && n < lines.size(); ++n) {
+      size_t prev_len = CodePoints(lines[n - 1]);
+      if (prev_len + static_cast<size_t>(style.wrap_margin) < static_cast<size_t>(width)) break;
+      std::string_view next = lines[n];
+      size_t indent = next.find_first_not_of(' ');
+      if (indent == std::string_view::npos || indent != label_col) break;
+      if (ParseOption(next, static_cast<int>(n), style)) break;
+      o->continuation += " " + std::string(TrimSpaces(next));
+    }
+    opts.push_back(*o);
+  }
   if (opts.empty()) return fail("no numbered option rows");
 
   // The last run 1, 2, ..., k (k >= 2) with small gaps between options.
@@ -138,7 +160,7 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
   for (int i = run_begin; i <= run_end; ++i) {
     const Option& o = opts[static_cast<size_t>(i)];
     bool b = false;
-    menu.choices.push_back(CleanLabel(o.label, style, &b));
+    menu.choices.push_back(CleanLabel(std::string(o.label) + o.continuation, style, &b));
     if (b) ++boxed;
     if (o.cursor) {
       ++cursors;

@@ -22,6 +22,9 @@ struct MenuStyle {
   int max_gap = 4;                      // non-option rows allowed between options
   std::shared_ptr<const Regex> hint;    // strips shortcut hints from labels
   std::shared_ptr<const Regex> question;  // picks the question row; null = nearest row above
+  /// An option row at least this many code points shorter than the screen
+  /// width may have wrapped: an indented row under it continues its label.
+  int wrap_margin = 30;
 };
 
 struct Menu {
@@ -36,9 +39,10 @@ struct Menu {
 
 /// The last menu in `lines` (top to bottom), or nullopt. When `why` is
 /// given it receives the reason a menu was rejected (for `patterns explain`).
+/// `width` is the screen width in cells (0 = unknown: labels are never joined).
 std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
                              const MenuStyle& style,
-                             std::string* why = nullptr);
+                             std::string* why = nullptr, int width = 0);
 
 /// The default hint stripper: " (esc)", " (y)", " (shift+tab)", ...
 std::shared_ptr<const Regex> DefaultHintRegex();

@@ -69,7 +69,8 @@ class PatternAnalyzer final : public Analyzer {
     // An idle screen right after running is a finished turn.
     if (cand.state == State::kIdle &&
         (last_.state == State::kRunning || last_.state == State::kCompleted)) {
-      cand.state = State::kCompleted;
+      const Rule* r = set_->FindRule(cand.rule_id);
+      if (r == nullptr || r->completes) cand.state = State::kCompleted;
     }
 
     // Waiting rules must hold for their settle time before they are believed.

@@ -209,7 +209,7 @@ Result<Rule> ParseRule(const toml::table& t, const Ctx& file_ctx,
   auto keys = CheckKeys(t,
                         {"id", "state", "reason", "region", "regex", "menu", "all",
                          "any", "not", "confidence", "settle_ms", "details",
-                         "approval_type", "note"},
+                         "approval_type", "menu_footer", "completes", "note"},
                         ctx, "a rule");
   if (!keys.ok()) return keys.error();
 
@@ -245,6 +245,19 @@ Result<Rule> ParseRule(const toml::table& t, const Ctx& file_ctx,
   auto details = CompileField(t, "details", ctx, ro);
   if (!details.ok()) return details.error();
   rule.details = *details;
+  if (t.contains("menu_footer")) {
+    auto mf = GetString(t, "menu_footer", ctx, true);
+    if (!mf.ok()) return mf.error();
+    rule.menu_footer_set = true;
+    if (!mf->empty()) {
+      auto re = CompileField(t, "menu_footer", ctx, ro);
+      if (!re.ok()) return re.error();
+      rule.menu_footer = *re;
+    }
+  }
+  auto completes = GetBool(t, "completes", ctx, true);
+  if (!completes.ok()) return completes.error();
+  rule.completes = *completes;
   auto at = GetString(t, "approval_type", ctx, false);
   if (!at.ok()) return at.error();
   rule.approval_type = *at;

@@ -38,6 +38,13 @@ struct Rule {
   int settle_ms = -1;                    // -1 = the analyzer's default for the state
   std::shared_ptr<const Regex> details;  // group 1 (else the match) -> details
   std::string approval_type;             // shell, file_edit, mcp, network, plan, user_question, ...
+  /// `menu_footer` in the file: replaces the set's menu footer for this
+  /// rule; an empty string means this dialog has no footer.
+  bool menu_footer_set = false;
+  /// An idle rule matched right after running reports `completed` unless
+  /// this is false (an interrupted or cancelled turn did not complete).
+  bool completes = true;
+  std::shared_ptr<const Regex> menu_footer;
   int line = 0;                          // where the rule starts in its file
 };
 

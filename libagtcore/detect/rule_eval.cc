@@ -96,7 +96,8 @@ const RegionText& ScreenView::Get(const Region& r) {
 const std::optional<Menu>& ScreenView::MenuIn(const Region& r,
                                               const MenuStyle& style,
                                               std::string* why) {
-  auto it = menus_.find(Key(r));
+  std::string key = RegionName(r) + "|" + (style.footer ? style.footer->pattern() : "");
+  auto it = menus_.find(key);
   if (it == menus_.end()) {
     int first = 0;
     int last = -1;
@@ -105,8 +106,8 @@ const std::optional<Menu>& ScreenView::MenuIn(const Region& r,
     for (int i = first; i <= last; ++i)
       rows.emplace_back(cutter_.lines()[static_cast<size_t>(i)]);
     std::string reason = rows.empty() ? "region empty" : "";
-    auto menu = rows.empty() ? std::nullopt : FindMenu(rows, style, &reason);
-    it = menus_.emplace(Key(r), std::pair{std::move(menu), reason}).first;
+    auto menu = rows.empty() ? std::nullopt : FindMenu(rows, style, &reason, width_);
+    it = menus_.emplace(key, std::pair{std::move(menu), reason}).first;
   }
   if (why != nullptr) *why = it->second.second;
   return it->second.first;
@@ -115,7 +116,14 @@ const std::optional<Menu>& ScreenView::MenuIn(const Region& r,
 std::optional<RuleMatch> MatchRule(const Rule& rule, const MenuStyle& style,
                                    ScreenView& view,
                                    std::vector<std::string>* trace) {
-  EvalState st{style, view, trace, {}, -1, nullptr};
+  MenuStyle own;
+  const MenuStyle* use = &style;
+  if (rule.menu_footer_set) {
+    own = style;
+    own.footer = rule.menu_footer;
+    use = &own;
+  }
+  EvalState st{*use, view, trace, {}, -1, nullptr};
   if (!Eval(rule.cond, rule.region, st, 1, false)) return std::nullopt;
   RuleMatch m;
   m.rule = &rule;

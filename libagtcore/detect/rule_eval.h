@@ -21,7 +21,8 @@ struct RuleMatch {
 /// One screen seen through regions; cuts each region once.
 class ScreenView {
  public:
-  explicit ScreenView(const AnalyzerInput& in) : cutter_(in) {}
+  explicit ScreenView(const AnalyzerInput& in)
+      : cutter_(in), width_(in.screen != nullptr ? in.screen->cols : 0) {}
   const RegionText& Get(const Region& r);
   /// The menu in region `r`, found once per (region) and cached.
   const std::optional<Menu>& MenuIn(const Region& r, const MenuStyle& style,
@@ -33,7 +34,8 @@ class ScreenView {
   }
   RegionCutter cutter_;
   std::map<int, RegionText> cache_;
-  std::map<int, std::pair<std::optional<Menu>, std::string>> menus_;
+  std::map<std::string, std::pair<std::optional<Menu>, std::string>> menus_;
+  int width_;
 };
 
 /// Matches `rule`; `trace`, when given, receives one indented line per test.

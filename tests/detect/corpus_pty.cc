@@ -12,7 +12,6 @@
 namespace agt::detect::corpus {
 namespace {
 
-core::TimeNs ToNs(double t) { return static_cast<core::TimeNs>(t * 1e9) + 1; }
 double ToSec(core::TimeNs t) { return static_cast<double>(t - 1) / 1e9; }
 
 }  // namespace
