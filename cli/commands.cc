@@ -2,6 +2,12 @@
 // its feature (cli/cmd_*.cc, wrap/, ...); this file only lists them.
 #include "cli/command.h"
 
+#include "cli/shell_init.h"
+
+namespace agt::cli {
+CommandSpec HookCommand();
+}  // namespace agt::cli
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
@@ -22,6 +28,8 @@ CommandSpec VersionCommand() {
 const std::vector<CommandSpec>& Commands() {
   static const std::vector<CommandSpec> table = {
       VersionCommand(),
+      ShellInitCommand(),
+      HookCommand(),
   };
   return table;
 }

@@ -1,0 +1,277 @@
+// Maps hook payloads of Claude Code and Gemini CLI, and Codex's notify JSON,
+// to canonical states (docs/precedence.md explains how the engine fuses
+// them with what the screen shows).
+//
+// The mapping is deliberately about lifecycle facts only: hooks are blind
+// to the choices a dialog shows, so a waiting state from a hook carries the
+// tool and its input as detail, and the screen adds the choices.
+//
+// Identity: the dedupe key comes from the payload's own identity (session,
+// event, tool-use id, turn id) plus a hash of the payload and, for Claude,
+// the transcript size; never the clock, so a re-delivered spool line and
+// the original are the same event.
+#include "cli/hook_payload.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <string>
+
+#include "libagtcore/ids.h"
+
+namespace agt::cli {
+namespace {
+
+using core::Confidence;
+using core::Err;
+using core::Signal;
+using core::State;
+
+std::string Str(const rapidjson::Value& obj, const char* key) {
+  if (!obj.IsObject()) return "";
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || !it->value.IsString()) return "";
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+std::string Truncate(std::string s, size_t max) {
+  if (s.size() <= max) return s;
+  size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
+  s.resize(cut);
+  s += "…";
+  return s;
+}
+
+std::string FirstLine(const std::string& s) {
+  size_t nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl) + " …";
+}
+
+// The approval type of a tool, as the state model names it.
+std::string ApprovalTypeForTool(const std::string& tool) {
+  if (tool == "Bash" || tool == "run_shell_command" || tool == "BashOutput" ||
+      tool == "shell" || tool == "exec_command")
+    return "shell";
+  if (tool == "Edit" || tool == "MultiEdit" || tool == "Write" || tool == "NotebookEdit" ||
+      tool == "write_file" || tool == "replace" || tool == "apply_patch")
+    return "file_edit";
+  if (tool.rfind("mcp__", 0) == 0 || tool.find("mcp") != std::string::npos) return "mcp";
+  if (tool == "WebFetch" || tool == "WebSearch" || tool == "web_fetch" ||
+      tool == "google_web_search")
+    return "network";
+  if (tool == "ExitPlanMode" || tool == "exit_plan_mode") return "plan";
+  if (tool == "AskUserQuestion" || tool == "ask_user") return "user_question";
+  return "tool";
+}
+
+// What a tool call is about, for `details`: the command, else the file.
+std::string ToolSubject(const rapidjson::Value& payload) {
+  auto it = payload.FindMember("tool_input");
+  if (it == payload.MemberEnd() || !it->value.IsObject()) return "";
+  for (const char* key : {"command", "file_path", "path", "url", "notebook_path", "pattern"}) {
+    std::string v = Str(it->value, key);
+    if (!v.empty()) return Truncate(FirstLine(v), 200);
+  }
+  return "";
+}
+
+Signal Make(State state, Confidence c, std::string rule_id, std::string evidence) {
+  Signal s;
+  s.state = state;
+  s.confidence = c;
+  s.rule_id = std::move(rule_id);
+  s.evidence = Truncate(std::move(evidence), 300);
+  return s;
+}
+
+std::optional<Signal> ClaudeSignal(const std::string& name, const rapidjson::Value& p) {
+  const std::string rule = "claude." + name;
+  const std::string tool = Str(p, "tool_name");
+  if (name == "UserPromptSubmit")
+    return Make(State::kRunning, Confidence::kHigh, rule, "prompt submitted");
+  if (name == "PreToolUse" || name == "PostToolUse" || name == "PostToolUseFailure") {
+    std::string subject = ToolSubject(p);
+    return Make(State::kRunning, Confidence::kHigh, rule,
+                tool + (subject.empty() ? "" : ": " + subject));
+  }
+  if (name == "PermissionRequest") {
+    Signal s = Make(State::kWaitingApproval, Confidence::kHigh, rule,
+                    "permission requested for " + tool);
+    s.detail.approval_type = ApprovalTypeForTool(tool);
+    s.detail.details = ToolSubject(p);
+    if (s.detail.details.empty()) s.detail.details = tool;
+    return s;
+  }
+  if (name == "Notification") {
+    const std::string type = Str(p, "notification_type");
+    const std::string msg = Truncate(Str(p, "message"), 200);
+    if (type == "permission_prompt") {
+      Signal s = Make(State::kWaitingApproval, Confidence::kHigh, rule + ".permission_prompt", msg);
+      s.detail.approval_type = "tool";
+      s.detail.details = msg;
+      return s;
+    }
+    if (type == "elicitation_dialog") {
+      Signal s = Make(State::kWaitingInput, Confidence::kHigh, rule + ".elicitation_dialog", msg);
+      s.detail.approval_type = "user_question";
+      s.detail.details = msg;
+      return s;
+    }
+    if (type == "idle_prompt")
+      return Make(State::kIdle, Confidence::kHigh, rule + ".idle_prompt", msg);
+    return std::nullopt;  // auth_success and future types: recorded, no state
+  }
+  if (name == "Stop") return Make(State::kCompleted, Confidence::kHigh, rule, "turn ended");
+  if (name == "SubagentStop")
+    return Make(State::kRunning, Confidence::kMedium, rule, "subagent finished");
+  if (name == "StopFailure") {
+    std::string err = Str(p, "error");
+    if (err.empty()) err = Str(p, "message");
+    return Make(State::kError, Confidence::kHigh, rule,
+                err.empty() ? "turn ended by an error" : Truncate(err, 200));
+  }
+  if (name == "PreCompact") return Make(State::kRunning, Confidence::kMedium, rule, "compacting");
+  if (name == "SessionStart") {
+    const std::string source = Str(p, "source");
+    if (source == "compact")
+      return Make(State::kRunning, Confidence::kMedium, rule, "session resumed after compaction");
+    return Make(State::kIdle, Confidence::kHigh, rule,
+                "session started" + (source.empty() ? "" : " (" + source + ")"));
+  }
+  if (name == "SessionEnd") {
+    Signal s = Make(State::kUnknown, Confidence::kLow, rule, "session ended");
+    s.reason_code = "session_ended";
+    return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<Signal> GeminiSignal(const std::string& name, const rapidjson::Value& p) {
+  const std::string rule = "gemini." + name;
+  const std::string tool = Str(p, "tool_name");
+  if (name == "BeforeAgent" || name == "BeforeModel" || name == "AfterModel")
+    return Make(State::kRunning, Confidence::kHigh, rule, "agent turn running");
+  if (name == "AfterAgent") return Make(State::kCompleted, Confidence::kHigh, rule, "turn ended");
+  if (name == "BeforeTool" || name == "AfterTool") {
+    std::string subject = ToolSubject(p);
+    return Make(State::kRunning, Confidence::kHigh, rule,
+                tool + (subject.empty() ? "" : ": " + subject));
+  }
+  if (name == "PreCompress") return Make(State::kRunning, Confidence::kMedium, rule, "compressing");
+  if (name == "Notification") {
+    const std::string type = Str(p, "notification_type");
+    const std::string msg = Truncate(Str(p, "message"), 200);
+    if (type == "ToolPermission") {
+      Signal s = Make(State::kWaitingApproval, Confidence::kHigh, rule + ".ToolPermission", msg);
+      auto d = p.FindMember("details");
+      std::string detail_tool = d != p.MemberEnd() ? Str(d->value, "toolName") : "";
+      if (detail_tool.empty() && d != p.MemberEnd()) detail_tool = Str(d->value, "type");
+      s.detail.approval_type = detail_tool.empty() ? "tool" : ApprovalTypeForTool(detail_tool);
+      s.detail.details = msg;
+      return s;
+    }
+    return std::nullopt;
+  }
+  if (name == "SessionStart")
+    return Make(State::kIdle, Confidence::kHigh, rule, "session started");
+  if (name == "SessionEnd") {
+    Signal s = Make(State::kUnknown, Confidence::kLow, rule, "session ended");
+    s.reason_code = "session_ended";
+    return s;
+  }
+  return std::nullopt;
+}
+
+core::Error Invalid(const std::string& what) {
+  return core::MakeError(Err::kPayloadInvalid, what);
+}
+
+}  // namespace
+
+std::optional<HookKind> ParseHookKind(std::string_view name) {
+  if (name == "claude") return HookKind::kClaude;
+  if (name == "gemini") return HookKind::kGemini;
+  if (name == "codex-notify") return HookKind::kCodexNotify;
+  return std::nullopt;
+}
+
+std::string TranscriptPath(std::string_view payload) {
+  rapidjson::Document doc;
+  doc.Parse(payload.data(), payload.size());
+  if (doc.HasParseError() || !doc.IsObject()) return "";
+  return Str(doc, "transcript_path");
+}
+
+core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
+                                        const HookContext& ctx) {
+  rapidjson::Document doc;
+  doc.Parse(payload.data(), payload.size());
+  if (doc.HasParseError())
+    return Invalid("hook payload is not valid JSON (at byte " +
+                   std::to_string(doc.GetErrorOffset()) + ")");
+  if (!doc.IsObject()) return Invalid("hook payload must be a JSON object");
+
+  if (ctx.runtime_id.empty() && ctx.tmux_pane.empty())
+    return core::MakeError(Err::kUnbound,
+                           "neither AGTMUX_RUNTIME_ID nor TMUX_PANE is set: no pane to report for");
+
+  core::Event e;
+  e.event_time = ctx.now;
+  e.event_id = core::NewUlid(ctx.now);
+  e.runtime_id = ctx.runtime_id;
+  e.target_id = ctx.target_id;
+  e.pane_id = ctx.tmux_pane;
+  e.raw_payload = Truncate(std::string(payload), 4096);
+
+  std::string identity;
+  std::string payload_hash = core::Sha256Hex(payload);
+  std::optional<Signal> signal;
+
+  switch (kind) {
+    case HookKind::kClaude:
+    case HookKind::kGemini: {
+      const std::string name = Str(doc, "hook_event_name");
+      const std::string session = Str(doc, "session_id");
+      if (name.empty()) return Invalid("hook payload has no string field \"hook_event_name\"");
+      if (session.empty()) return Invalid("hook payload has no string field \"session_id\"");
+      const bool claude = kind == HookKind::kClaude;
+      e.source = core::Source::kHook;
+      e.event_type = std::string(claude ? "claude." : "gemini.") + name;
+      identity = session + ":" + name;
+      std::string tool_use = Str(doc, "tool_use_id");
+      if (!tool_use.empty()) identity += ":" + tool_use;
+      if (claude && ctx.transcript_size)
+        payload_hash = core::Sha256Hex(payload_hash + ":" + std::to_string(*ctx.transcript_size));
+      signal = claude ? ClaudeSignal(name, doc) : GeminiSignal(name, doc);
+      break;
+    }
+    case HookKind::kCodexNotify: {
+      const std::string type = Str(doc, "type");
+      if (type.empty()) return Invalid("codex notify payload has no string field \"type\"");
+      const std::string turn = Str(doc, "turn-id");
+      const std::string thread = Str(doc, "thread-id");
+      e.source = core::Source::kNotify;
+      e.event_type = "codex." + type;
+      identity = thread + ":" + turn + ":" + type;
+      if (type == "agent-turn-complete") {
+        if (turn.empty()) return Invalid("codex notify payload has no string field \"turn-id\"");
+        std::string last = FirstLine(Str(doc, "last-assistant-message"));
+        signal = Make(State::kCompleted, Confidence::kHigh, "codex.agent-turn-complete",
+                      last.empty() ? "turn complete" : Truncate(last, 200));
+      } else if (type == "approval-requested") {
+        signal = Make(State::kWaitingApproval, Confidence::kHigh, "codex.approval-requested",
+                      "approval requested");
+        signal->detail.approval_type = "tool";
+      }
+      break;
+    }
+  }
+  e.source_event_id = identity;
+  e.dedupe_key = core::DeriveDedupeKey(e.source, identity, payload_hash, e.event_type);
+  e.signal = signal;
+  return e;
+}
+
+}  // namespace agt::cli
