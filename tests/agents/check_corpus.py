@@ -11,9 +11,10 @@ For every fixture dir (a dir holding session.cast) it checks:
     states carry approval_type, details, choices (non-empty), multi_select, and a
     cursor_position inside the choices; unknown carries reason_code
   * snapshots.jsonl: t non-decreasing and within the cast duration, lines fit the screen
-  * every waiting state's details and choices are visible on screen: some snapshot between
-    the transition and the next one (+1 s grace) contains the details and, for the k-th
-    choice, "k. <choice>" (or "k. [ ] <choice>"), whitespace-normalised
+  * every waiting state's details and choices are visible on screen: the snapshots between
+    the transition and the next one (+1 s grace) show the details and, for the k-th
+    choice, "k. <choice>" (or "k. [ ] <choice>"), whitespace-normalised (each item in some
+    snapshot: long lists scroll)
   * sizes: a fixture under 2 MB, the whole corpus under 30 MB (warnings)
 Exit status 1 when any error was found. Standard library only.
 """
@@ -139,19 +140,21 @@ def check_fixture(d):
         if r.get("state") not in ("waiting_approval", "waiting_input") or not isinstance(r.get("choices"), list):
             continue
         t0 = r["t"]
-        t1 = truth[i + 1]["t"] if i + 1 < len(truth) else dur
+        # the dialog lasts over following records that only move the cursor / selection
+        j = i + 1
+        while j < len(truth) and all(truth[j].get(k) == r.get(k) for k in ("state", "details", "choices")):
+            j += 1
+        t1 = truth[j]["t"] if j < len(truth) else dur
         window = [s for s in snaps if t0 - 0.3 <= s["t"] <= t1 + 1.0]
         prev = [s for s in snaps if s["t"] < t0]
         if prev:
             window.insert(0, prev[-1])
-        ok = False
-        for s in window:
-            screen = norm(" ".join(s["lines"]))
-            if all(re.search(r"(?<!\d)%d\. (\[.\] )?%s" % (k + 1, re.escape(norm(c))), screen)
-                   for k, c in enumerate(r["choices"])) and (
-                    not r.get("details") or norm(r["details"]) in screen):
-                ok = True
-                break
+        # each item must be seen in some snapshot of the window (lists may scroll)
+        screens = [norm(" ".join(s["lines"])) for s in window]
+        need = [re.compile(re.escape(norm(r["details"])))] if r.get("details") else []
+        need += [re.compile(r"(?<!\d)%d\. +(\[.\] )?%s" % (k + 1, re.escape(norm(c))))
+                 for k, c in enumerate(r["choices"])]
+        ok = all(any(rx.search(sc) for sc in screens) for rx in need)
         if not ok:
             errs.append("truth %d (t=%s %s): choices/details %r not seen on screen" % (
                 i + 1, t0, r["state"], [r.get("details")] + r["choices"]))

@@ -265,6 +265,42 @@ class Recorder:
                     ("history-limit", "5000")):
             self.tmux.run("set", "-g", *opt)
         self.tmux.run("set", "-s", "escape-time", "10")
+        pid = self.tmux.run("display-message", "-p", "#{pid}", check=False).stdout.strip()
+        self.tmux_pid = int(pid) if pid.isdigit() else None
+        self.renice_tree()
+
+    def renice_tree(self):
+        """With sched_autogroup every session (tmux server, the pane's shell, the agent under
+        the recorder's PTY) is its own CPU group, so plain nice values do not help against
+        other sessions' work: set the autogroup nice of our own processes (harness, model
+        server, tmux server and everything below it)."""
+        if not self.args.nice:
+            return
+        pids = ["self"]
+        if getattr(self, "tmux_pid", None):
+            children = {}
+            for d in os.listdir("/proc"):
+                if d.isdigit():
+                    try:
+                        with open("/proc/%s/stat" % d) as f:
+                            ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                        children.setdefault(ppid, []).append(int(d))
+                    except (OSError, ValueError, IndexError):
+                        pass
+            todo = [self.tmux_pid]
+            while todo:
+                p = todo.pop()
+                pids.append(str(p))
+                todo.extend(children.get(p, []))
+        for p in pids:
+            try:
+                with open("/proc/%s/autogroup" % p) as f:
+                    if f.read().strip().endswith("nice %d" % self.args.nice):
+                        continue
+                with open("/proc/%s/autogroup" % p, "w") as f:
+                    f.write(str(self.args.nice))
+            except OSError:
+                pass
         self.tmux.run("resize-window", "-t", "lab", "-x", str(COLS), "-y", str(ROWS), check=False)
 
     # ---- snapshots -------------------------------------------------------------------
@@ -277,6 +313,9 @@ class Recorder:
                 self.snaps.append({"mono": t0, "lines": lines, "cursor": cur})
                 last = (lines, cur)
             self.latest = lines
+            self.snap_count = getattr(self, "snap_count", 0) + 1
+            if self.snap_count % 3 == 0:
+                self.renice_tree()
             dt = 0.2 - (time.monotonic() - t0)
             if dt > 0:
                 self.stop_snap.wait(dt)
@@ -470,6 +509,8 @@ class Recorder:
                 time.sleep(0.01)
             if self.args.recorder == "agtmux":
                 self.cast_start_mono = time.monotonic()  # approximate: when the cast file appeared
+            time.sleep(0.02)
+            self.renice_tree()
             for st in self.sc["steps"]:
                 self.step(st)
             time.sleep(1.0)  # the shell prompt after exit
@@ -667,7 +708,14 @@ def derive(fixture_dir):
     return out
 
 
+def _terminate(signum, frame):
+    # run the finally blocks (kill the private tmux server, stop the model server)
+    raise KeyboardInterrupt("signal %d" % signum)
+
+
 def main():
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _terminate)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record")
@@ -681,6 +729,10 @@ def main():
     r.add_argument("--max-load", type=float, default=2.0 * (os.cpu_count() or 1),
                    help="before each scenario wait until the 1-min load average is below this "
                         "(default 2 x CPUs; 0 = do not wait)")
+    r.add_argument("--nice", type=int, default=-10 if os.geteuid() == 0 else 0,
+                   help="nice value for the lab's own CPU groups (tmux server and agent, harness and "
+                        "model server; /proc/<pid>/autogroup), so that other work on the machine adds "
+                        "less lag (default -10 as root, else 0)")
     r.add_argument("--load-wait", type=float, default=600, help="wait at most this long (s) for --max-load")
     d = sub.add_parser("derive")
     d.add_argument("fixture", nargs="+")
