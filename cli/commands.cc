@@ -6,6 +6,7 @@
 
 namespace agt::cli {
 CommandSpec HookCommand();
+CommandSpec WrapCommand();
 }  // namespace agt::cli
 
 #include <CLI/CLI.hpp>
@@ -30,6 +31,7 @@ const std::vector<CommandSpec>& Commands() {
       VersionCommand(),
       ShellInitCommand(),
       HookCommand(),
+      WrapCommand(),
   };
   return table;
 }

@@ -1,0 +1,105 @@
+// StreamScanner: OSC titles, notifications, progress and BEL are found in the
+// raw byte stream, whatever the read boundaries.
+#include "wrap/stream_scanner.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace agt::wrap {
+namespace {
+
+const std::string kStream =
+    "hello\x1b]0;\xe2\x9c\xb3 Claude Code\x07"  // title with BEL
+    "\x1b[1;31mred\x1b[0m\a"                     // colours, a BEL
+    "\x1b]2;second title\x1b\\"                  // title with ST
+    "\x1b]9;Approval needed\x07"                 // OSC 9 notification
+    "\x1b]9;4;1;42\x07"                          // OSC 9;4 progress
+    "\x1b]777;notify;Codex;turn done\x1b\\"      // OSC 777 notification
+    "\x1bP+q544e\x1b\\"                          // DCS with no meaning here
+    "\x1b]8;;http://x\x07link\x1b]8;;\x07"       // OSC 8 link (ignored)
+    "tail\xe2\x9c\xbb\n";
+
+void ExpectAllSignals(const StreamScanner& s) {
+  const auto& sig = s.signals();
+  EXPECT_EQ(sig.title, "second title");
+  EXPECT_EQ(sig.notification, "Codex;turn done");
+  EXPECT_EQ(sig.progress_state, 1);
+  EXPECT_EQ(sig.progress_value, 42);
+  EXPECT_EQ(sig.bel_count, 1);  // the BELs ending OSCs are terminators, not bells
+  EXPECT_EQ(s.recent_output(), "helloredlinktail\xe2\x9c\xbb\n");
+}
+
+TEST(StreamScanner, ExtractsSignalsFromOneRead) {
+  StreamScanner s;
+  EXPECT_TRUE(s.Feed(kStream, 5));
+  ExpectAllSignals(s);
+  EXPECT_EQ(s.signals().title_at, 5);
+  EXPECT_EQ(s.signals().bel_at, 5);
+}
+
+TEST(StreamScanner, SplitAtEveryBoundaryGivesTheSameResult) {
+  for (size_t cut = 0; cut <= kStream.size(); ++cut) {
+    StreamScanner s;
+    s.Feed(std::string_view(kStream).substr(0, cut), 1);
+    s.Feed(std::string_view(kStream).substr(cut), 2);
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    ExpectAllSignals(s);
+  }
+}
+
+TEST(StreamScanner, ByteAtATime) {
+  StreamScanner s;
+  for (char c : kStream) s.Feed(std::string_view(&c, 1), 3);
+  ExpectAllSignals(s);
+}
+
+TEST(StreamScanner, TitleTimesFollowTheReadThatEndedIt) {
+  StreamScanner s;
+  s.Feed("\x1b]0;ab", 10);
+  EXPECT_EQ(s.signals().title, "");
+  EXPECT_TRUE(s.Feed("c\x07", 20));
+  EXPECT_EQ(s.signals().title, "abc");
+  EXPECT_EQ(s.signals().title_at, 20);
+}
+
+TEST(StreamScanner, ProgressWithoutValueAndIdle) {
+  StreamScanner s;
+  s.Feed("\x1b]9;4;0\x07", 1);
+  EXPECT_EQ(s.signals().progress_state, 0);
+  EXPECT_EQ(s.signals().progress_value, -1);
+  EXPECT_EQ(s.signals().notification, "");
+}
+
+TEST(StreamScanner, CancelledOscIsDropped) {
+  StreamScanner s;
+  s.Feed("\x1b]0;half\x18rest\x07", 1);  // CAN aborts the OSC; the later BEL rings
+  EXPECT_EQ(s.signals().title, "");
+  EXPECT_EQ(s.signals().bel_count, 1);
+  EXPECT_EQ(s.recent_output(), "rest");
+}
+
+TEST(StreamScanner, OverlongOscIsIgnoredNotTruncated) {
+  StreamScannerOptions o;
+  o.max_osc = 8;
+  StreamScanner s(o);
+  s.Feed("\x1b]0;0123456789\x07", 1);
+  EXPECT_EQ(s.signals().title, "");
+  s.Feed("\x1b]0;short\x07", 2);
+  EXPECT_EQ(s.signals().title, "short");
+}
+
+TEST(StreamScanner, RecentOutputIsBoundedAndKeepsGlyphsWhole) {
+  StreamScannerOptions o;
+  o.recent_output = 64;
+  StreamScanner s(o);
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "\xe2\x9c\xb3";
+  s.Feed(text, 1);
+  EXPECT_LE(s.recent_output().size(), 128u);
+  EXPECT_EQ(s.recent_output().size() % 3, 0u);
+  EXPECT_EQ(static_cast<unsigned char>(s.recent_output()[0]), 0xe2);
+}
+
+}  // namespace
+}  // namespace agt::wrap

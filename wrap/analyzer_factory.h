@@ -1,0 +1,15 @@
+// The one place the wrapper chooses its analyzer. Switching to the detection
+// engine's pattern analyzer is a change to analyzer_factory.cc only.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "libagtcore/detect/analyzer.h"
+
+namespace agt::wrap {
+
+/// The analyzer for `agent_type` ("claude", "codex", "generic", ...).
+std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type);
+
+}  // namespace agt::wrap

@@ -1,0 +1,66 @@
+// ScreenPipeline: everything the wrapper does with the child's output after
+// passing it through: the stream-signal scanner (first, on raw bytes), the
+// libvterm screen, and the analyzer, with the timing of when to analyse.
+// The live proxy and `--replay` drive the same pipeline, so a recording
+// yields the same state timeline as the session it was recorded from.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "libagtcore/detect/analyzer.h"
+#include "wrap/stream_scanner.h"
+#include "wrap/vterm_screen.h"
+
+namespace agt::wrap {
+
+struct ScreenPipelineOptions {
+  int rows = 24;
+  int cols = 80;
+  std::string agent_type = "generic";
+  /// Output is analysed this long after it arrived, so a burst of reads
+  /// costs one screen render. Kept well under the 150 ms PTY lag budget.
+  core::TimeNs analysis_delay = 30 * core::kNsPerMs;
+};
+
+class ScreenPipeline {
+ public:
+  ScreenPipeline(ScreenPipelineOptions opts, std::unique_ptr<detect::Analyzer> analyzer);
+
+  /// Output bytes at `now`: scanner first, then the screen.
+  void OnOutput(std::string_view bytes, core::TimeNs now);
+  /// The user typed something at `now` (for echo suppression).
+  void OnInput(core::TimeNs now);
+  void OnResize(int rows, int cols);
+
+  /// When Analyze should run next (an output burst to look at, or the
+  /// analyzer's recheck time); 0 when nothing is due. Never periodic.
+  core::TimeNs next_analysis() const;
+  /// Runs the analyzer. Returns the new signal when its state, reason, rule,
+  /// confidence or detail differ from the last one returned (evidence alone,
+  /// such as a spinner frame in the title, is not a change).
+  std::optional<core::Signal> Analyze(core::TimeNs now);
+
+  const core::Signal& last_signal() const { return last_; }
+  const StreamScanner& scanner() const { return scanner_; }
+  const VtermScreen& screen() const { return screen_; }
+  detect::Screen Snapshot() const { return screen_.Snapshot(); }
+
+ private:
+  ScreenPipelineOptions opts_;
+  std::unique_ptr<detect::Analyzer> analyzer_;
+  StreamScanner scanner_;
+  VtermScreen screen_;
+  detect::Screen cached_;
+  bool have_cached_ = false;
+  core::TimeNs last_output_ = 0;
+  core::TimeNs last_input_ = 0;
+  core::TimeNs pending_ = 0;   // analysis due for output/input not yet analysed
+  core::TimeNs recheck_ = 0;   // the analyzer's own recheck time
+  bool reported_ = false;
+  core::Signal last_;
+};
+
+}  // namespace agt::wrap

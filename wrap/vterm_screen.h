@@ -1,0 +1,55 @@
+// VtermScreen: the wrapper's virtual terminal. libvterm interprets the
+// child's output exactly as a terminal would (UTF-8 on, same size as the
+// pane, alternate screen enabled), and Snapshot() renders it as the
+// detect::Screen the analyzer reads. libvterm keeps its UTF-8 decoder state
+// between writes, and this class also holds back an incomplete trailing
+// sequence, so a glyph split across reads is never lost.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "libagtcore/detect/analyzer.h"
+
+struct VTerm;
+struct VTermScreen;
+
+namespace agt::wrap {
+
+class VtermScreen {
+ public:
+  VtermScreen(int rows, int cols);
+  ~VtermScreen();
+  VtermScreen(const VtermScreen&) = delete;
+  VtermScreen& operator=(const VtermScreen&) = delete;
+
+  /// Interprets output bytes. Anything libvterm would answer (DA, DSR
+  /// replies) is discarded: the real terminal outside answers the child.
+  void Feed(std::string_view bytes);
+  /// New size; content reflows as libvterm does it.
+  void Resize(int rows, int cols);
+  /// The visible screen as UTF-8 lines, trailing blanks trimmed.
+  detect::Screen Snapshot() const;
+  /// True when anything was drawn since the last Snapshot().
+  bool dirty() const { return dirty_; }
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  bool alt_screen() const { return alt_screen_; }
+
+ private:
+  friend struct VtermCallbacks;  // libvterm's C callbacks, in vterm_screen.cc
+
+  struct VTermDeleter {
+    void operator()(VTerm* vt) const;
+  };
+  std::unique_ptr<VTerm, VTermDeleter> vt_;
+  VTermScreen* screen_ = nullptr;  // owned by vt_
+  int rows_;
+  int cols_;
+  bool alt_screen_ = false;
+  mutable bool dirty_ = true;
+  char pending_[4] = {};  // an incomplete UTF-8 sequence from the last Feed
+  size_t pending_len_ = 0;
+};
+
+}  // namespace agt::wrap
