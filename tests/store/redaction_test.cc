@@ -15,12 +15,12 @@ namespace agt::state {
 namespace {
 
 using core::Source;
-using testing::AppliedEffects;
-using testing::kT0;
-using testing::MakeEvent;
-using testing::MakeRuntime;
-using testing::ReadBytes;
-using testing::TempDir;
+using storetest::AppliedEffects;
+using storetest::kT0;
+using storetest::MakeEvent;
+using storetest::MakeRuntime;
+using storetest::ReadBytes;
+using storetest::TempDir;
 
 const std::string kAnthropicKey = "sk-ant-api03-Zq9x7TQk2mPl0RfVb8yNc3Hd5Js6Wa1Ue4Io-AAAAbbbb";
 const std::string kPemBody = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7secretbody";
@@ -72,7 +72,7 @@ TEST(StoreRedactionTest, SecretsNeverReachTheDatabaseFiles) {
   const std::string path = dir.File("agtmux.db");
   {
     // The default (fallback) redactor; synchronous NORMAL keeps the WAL around.
-    auto s = Store::Open(testing::Opts(path, Durability::kNormal));
+    auto s = Store::Open(storetest::Opts(path, Durability::kNormal));
     ASSERT_TRUE(s.ok());
     Store& store = **s;
     Runtime r = MakeRuntime("rt-1", "%1");
@@ -125,7 +125,7 @@ TEST(StoreRedactionTest, SecretsNeverReachTheDatabaseFiles) {
 TEST(StoreRedactionTest, InjectedRedactorIsUsed) {
   TempDir dir;
   std::vector<std::string> seen;
-  StoreOptions opt = testing::Opts(dir.File("agtmux.db"));
+  StoreOptions opt = storetest::Opts(dir.File("agtmux.db"));
   opt.redact = [&](std::string_view t) {
     seen.emplace_back(t);
     return std::string("<gone>");

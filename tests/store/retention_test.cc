@@ -11,17 +11,17 @@ namespace {
 
 using core::kNsPerSec;
 using core::Source;
-using testing::kT0;
-using testing::MakeEvent;
-using testing::MakeRuntime;
-using testing::TempDir;
+using storetest::kT0;
+using storetest::MakeEvent;
+using storetest::MakeRuntime;
+using storetest::TempDir;
 
 constexpr core::TimeNs kDay = 24 * 3600 * kNsPerSec;
 
 class RetentionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::Open(testing::Opts(dir_.File("agtmux.db"), Durability::kNormal));
+    auto s = Store::Open(storetest::Opts(dir_.File("agtmux.db"), Durability::kNormal));
     ASSERT_TRUE(s.ok());
     store_ = std::move(*s);
     Effects start;

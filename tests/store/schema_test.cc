@@ -18,7 +18,7 @@
 namespace agt::state {
 namespace {
 
-using testing::TempDir;
+using storetest::TempDir;
 
 std::set<std::string> Columns(sql::Db& db, const std::string& table) {
   std::set<std::string> out;
@@ -75,7 +75,7 @@ bool HasIndex(sql::Db& db, const std::string& table, std::vector<std::string> co
 class SchemaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = Store::Open(testing::Opts(dir_.File("agtmux.db")));
+    auto s = Store::Open(storetest::Opts(dir_.File("agtmux.db")));
     ASSERT_TRUE(s.ok()) << s.error().ToString();
     store_ = std::move(*s);
   }
@@ -170,7 +170,7 @@ TEST_F(SchemaTest, PragmasAreSet) {
 }
 
 TEST_F(SchemaTest, NormalDurabilityIsSynchronousNormal) {
-  auto s = Store::Open(testing::Opts(dir_.File("normal.db"), Durability::kNormal));
+  auto s = Store::Open(storetest::Opts(dir_.File("normal.db"), Durability::kNormal));
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(*(*s)->db().QueryInt("PRAGMA synchronous"), 1);
 }
@@ -180,7 +180,7 @@ TEST_F(SchemaTest, ReopenIsIdempotent) {
   ASSERT_TRUE(schema_before.ok());
   store_.reset();
   for (int i = 0; i < 3; ++i) {
-    auto s = Store::Open(testing::Opts(dir_.File("agtmux.db")));
+    auto s = Store::Open(storetest::Opts(dir_.File("agtmux.db")));
     ASSERT_TRUE(s.ok()) << s.error().ToString();
     EXPECT_EQ(*(*s)->db().QueryText("SELECT group_concat(sql, ';') FROM sqlite_master"),
               *schema_before);
@@ -222,7 +222,7 @@ TEST_F(SchemaTest, FailedMigrationRollsBackToTheLastVersion) {
 TEST_F(SchemaTest, NewerSchemaIsAClearError) {
   ASSERT_TRUE(db().Exec("PRAGMA user_version = 99").ok());
   store_.reset();
-  auto s = Store::Open(testing::Opts(dir_.File("agtmux.db")));
+  auto s = Store::Open(storetest::Opts(dir_.File("agtmux.db")));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, core::Err::kStore);
   EXPECT_NE(s.error().message.find("schema version 99 is newer"), std::string::npos)
@@ -233,13 +233,13 @@ TEST_F(SchemaTest, ReaderNeedsAMigratedDatabase) {
   auto fresh = sql::Db::Open(dir_.File("empty.db"), {});
   ASSERT_TRUE(fresh.ok());
   fresh->reset();
-  auto r = Store::Open(testing::ReaderOpts(dir_.File("empty.db")));
+  auto r = Store::Open(storetest::ReaderOpts(dir_.File("empty.db")));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("schema version 0"), std::string::npos) << r.error().message;
 
-  auto reader = Store::Open(testing::ReaderOpts(dir_.File("agtmux.db")));
+  auto reader = Store::Open(storetest::ReaderOpts(dir_.File("agtmux.db")));
   ASSERT_TRUE(reader.ok()) << reader.error().ToString();
-  auto st = (*reader)->UpsertPane({"host", "%1", "s", "@1", "w", testing::kT0});
+  auto st = (*reader)->UpsertPane({"host", "%1", "s", "@1", "w", storetest::kT0});
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.error().message.find("read-only"), std::string::npos);
 }

@@ -15,7 +15,7 @@
 #include "state/store/sqlite.h"
 #include "state/store/store.h"
 
-namespace agt::state::testing {
+namespace agt::state::storetest {
 
 constexpr core::TimeNs kT0 = 1'780'000'000LL * core::kNsPerSec;
 
@@ -121,4 +121,4 @@ inline Effects AppliedEffects(const Runtime& r, const core::Event& e, int64_t ve
   return fx;
 }
 
-}  // namespace agt::state::testing
+}  // namespace agt::state::storetest

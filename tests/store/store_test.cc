@@ -18,18 +18,18 @@ namespace {
 
 using core::Source;
 using core::State;
-using testing::AppliedEffects;
-using testing::kT0;
-using testing::MakeEvent;
-using testing::MakeRuntime;
-using testing::TempDir;
+using storetest::AppliedEffects;
+using storetest::kT0;
+using storetest::MakeEvent;
+using storetest::MakeRuntime;
+using storetest::TempDir;
 
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override { Reopen(); }
   void Reopen() {
     store_.reset();
-    auto s = Store::Open(testing::Opts(dir_.File("agtmux.db")));
+    auto s = Store::Open(storetest::Opts(dir_.File("agtmux.db")));
     ASSERT_TRUE(s.ok()) << s.error().ToString();
     store_ = std::move(*s);
   }
@@ -117,8 +117,8 @@ TEST_F(StoreTest, EmptyEffectsWriteNothing) {
   ASSERT_TRUE(store_->Checkpoint().ok());
   const std::string db_file = dir_.File("agtmux.db");
   const std::string wal_file = db_file + "-wal";
-  std::string db_before = testing::ReadBytes(db_file);
-  std::string wal_before = testing::ReadBytes(wal_file);
+  std::string db_before = storetest::ReadBytes(db_file);
+  std::string wal_before = storetest::ReadBytes(wal_file);
   int64_t changes = store_->db().TotalChanges();
   int64_t data_version = *store_->db().QueryInt("PRAGMA data_version");
 
@@ -133,8 +133,8 @@ TEST_F(StoreTest, EmptyEffectsWriteNothing) {
 
   EXPECT_EQ(store_->db().TotalChanges(), changes);
   EXPECT_EQ(*store_->db().QueryInt("PRAGMA data_version"), data_version);
-  EXPECT_EQ(testing::ReadBytes(db_file), db_before);
-  EXPECT_EQ(testing::ReadBytes(wal_file), wal_before);
+  EXPECT_EQ(storetest::ReadBytes(db_file), db_before);
+  EXPECT_EQ(storetest::ReadBytes(wal_file), wal_before);
   EXPECT_TRUE(Store::Empty(Effects{}));
   EXPECT_FALSE(Store::Empty(AppliedEffects(r, MakeEvent("x", "rt-1", Source::kHook, 1, kT0), 1)));
 }
@@ -377,7 +377,7 @@ TEST_F(StoreTest, DamagedRowIsAnErrorNamingIt) {
 
 TEST_F(StoreTest, ReaderSeesCommittedRows) {
   Runtime r = MakeRuntime("rt-1", "%1");
-  auto reader = Store::Open(testing::ReaderOpts(dir_.File("agtmux.db")));
+  auto reader = Store::Open(storetest::ReaderOpts(dir_.File("agtmux.db")));
   ASSERT_TRUE(reader.ok()) << reader.error().ToString();
   ASSERT_TRUE(store_->Commit(Started(r), kT0).ok());
   EXPECT_EQ((*reader)->FindRuntime("rt-1")->runtime_id, "rt-1");
