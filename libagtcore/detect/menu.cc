@@ -81,6 +81,10 @@ bool StripBox(std::string_view* label) {
 
 std::string CleanLabel(const std::string& full, const MenuStyle& style, bool* boxed) {
   std::string_view label = full;
+  if (style.column_gap) {
+    size_t gap = label.find("  ");
+    if (gap != std::string_view::npos) label = label.substr(0, gap);
+  }
   *boxed = StripBox(&label);
   const Regex* hint = style.hint ? style.hint.get() : DefaultHintRegex().get();
   RegexMatch m;

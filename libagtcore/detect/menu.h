@@ -25,6 +25,8 @@ struct MenuStyle {
   /// An option row at least this many code points shorter than the screen
   /// width may have wrapped: an indented row under it continues its label.
   int wrap_margin = 30;
+  /// Labels end at the first run of two spaces (a description column follows).
+  bool column_gap = false;
 };
 
 struct Menu {

@@ -268,7 +268,8 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
                                  const RegexOptions& ro) {
   Ctx ctx = file_ctx;
   ctx.line = LineOf(t);
-  auto keys = CheckKeys(t, {"cursor", "footer", "footer_within", "max_gap", "hint", "question"},
+  auto keys = CheckKeys(t, {"cursor", "footer", "footer_within", "max_gap", "hint", "question",
+                         "column_gap", "wrap_margin"},
                         ctx, "[menu]");
   if (!keys.ok()) return keys.error();
   MenuStyle m;
@@ -289,6 +290,12 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto gap = GetInt(t, "max_gap", ctx, m.max_gap, 0, 50);
   if (!gap.ok()) return gap.error();
   m.max_gap = static_cast<int>(*gap);
+  auto margin = GetInt(t, "wrap_margin", ctx, m.wrap_margin, 0, 1000);
+  if (!margin.ok()) return margin.error();
+  m.wrap_margin = static_cast<int>(*margin);
+  auto cg = GetBool(t, "column_gap", ctx, false);
+  if (!cg.ok()) return cg.error();
+  m.column_gap = *cg;
   return m;
 }
 

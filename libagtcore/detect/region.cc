@@ -54,11 +54,14 @@ core::Result<Region> ParseRegion(std::string_view text) {
     return Region{RegionKind::kBottomLines, n};
   if (ParseCount(text, "above_prompt_box", &n))
     return Region{RegionKind::kAbovePromptBox, n};
+  if (ParseCount(text, "above_bottom_lines", &n))
+    return Region{RegionKind::kAboveBottomLines, n};
   return core::MakeError(
       core::Err::kPatternInvalid,
       "unknown region '" + std::string(text) +
           "' (expected title, osc_progress, notification, bottom_lines(N), "
-          "after_last_rule, prompt_box, above_prompt_box(N), whole_screen or "
+          "after_last_rule, prompt_box, above_prompt_box(N), above_bottom_lines(N), "
+          "whole_screen or "
           "raw_stream; N in 1..1000)");
 }
 
@@ -73,6 +76,8 @@ std::string RegionName(const Region& r) {
     case RegionKind::kPromptBox: return "prompt_box";
     case RegionKind::kAbovePromptBox:
       return "above_prompt_box(" + std::to_string(r.lines) + ")";
+    case RegionKind::kAboveBottomLines:
+      return "above_bottom_lines(" + std::to_string(r.lines) + ")";
     case RegionKind::kWholeScreen: return "whole_screen";
     case RegionKind::kRawStream: return "raw_stream";
   }
@@ -166,6 +171,9 @@ void RegionCutter::Rows(const Region& r, int* first, int* last) const {
         }
         *first = f;
       }
+      break;
+    case RegionKind::kAboveBottomLines:
+      *last = last_nonblank_ - r.lines;
       break;
     case RegionKind::kWholeScreen:
       *last = last_nonblank_;

@@ -20,13 +20,14 @@ enum class RegionKind {
   kAfterLastRule,   // rows below the last horizontal rule
   kPromptBox,       // rows between the last two horizontal rules
   kAbovePromptBox,  // the N non-blank rows just above the prompt box
+  kAboveBottomLines,  // every row above the last N rows (the transcript)
   kWholeScreen,     // every visible row
   kRawStream,       // recent output bytes, escapes removed
 };
 
 struct Region {
   RegionKind kind = RegionKind::kWholeScreen;
-  int lines = 0;  // N for bottom_lines(N) and above_prompt_box(N)
+  int lines = 0;  // N for bottom_lines(N), above_prompt_box(N), above_bottom_lines(N)
   bool operator==(const Region&) const = default;
 };
 
