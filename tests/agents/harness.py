@@ -242,8 +242,11 @@ class Recorder:
         if self.args.recorder == "py":
             rec = [sys.executable, os.path.join(HERE, "ptyrec.py"), "--out", self.cast, "--meta", self.meta, "--"]
         else:
+            # agtmux wrap [--record FILE.cast] [--agent TYPE] <agent> [args...]; the agent's own
+            # options pass through. AGTMUX_WRAP_ARGS (default --no-events) is added before.
             ab = os.environ.get("AGTMUX_BIN", "agtmux")
-            rec = [ab, "wrap", "--record", self.cast, "--"]
+            extra = shlex.split(os.environ.get("AGTMUX_WRAP_ARGS", "--no-events"))
+            rec = [ab, "wrap"] + extra + ["--record", self.cast, "--agent", self.agent]
         rc = os.path.join(self.run_dir, "bashrc")
         env = dict(agent_env)
         env.update(self.sc.get("env", {}))
@@ -463,13 +466,15 @@ class Recorder:
             if m and "exit_mono" in m:
                 return True
             if self.args.recorder == "agtmux" and self.cast_closed():
+                self.agtmux_exit_mono = time.monotonic()  # approximate: the shell prompt is back
                 return True
             time.sleep(0.1)
         return False
 
     def cast_closed(self):
         # agtmux recorder: the shell prompt is back
-        return bool(re.search(r"^lab\$ $", self.screen_text(), re.M)) and os.path.exists(self.cast)
+        lines = [ln for ln in self.screen_text().split("\n") if ln.strip()]
+        return bool(lines) and re.match(r"^lab\$\s*$", lines[-1]) is not None and os.path.exists(self.cast)
 
     # ---- main ----------------------------------------------------------------------------
     def wait_for_quiet_machine(self):
@@ -535,6 +540,8 @@ class Recorder:
         if "start_mono" not in meta:
             meta["start_mono"] = getattr(self, "cast_start_mono", self.driver[0]["mono"])
             meta["approximate_start"] = True
+            if getattr(self, "agtmux_exit_mono", None):
+                meta["exit_mono"] = self.agtmux_exit_mono
         start = meta["start_mono"]
         cast_end = cast_duration(self.cast)
         out = self.args.out or os.path.join(HERE, "..", "fixtures", self.agent, agent_version(self.agent), self.name)
@@ -726,9 +733,9 @@ def main():
     r.add_argument("--keep", action="store_true", help="keep the sandbox/run dir")
     r.add_argument("--body-log", action="store_true", help="also log full request bodies in the run dir")
     r.add_argument("-v", "--verbose", action="store_true")
-    r.add_argument("--max-load", type=float, default=2.0 * (os.cpu_count() or 1),
+    r.add_argument("--max-load", type=float, default=0,
                    help="before each scenario wait until the 1-min load average is below this "
-                        "(default 2 x CPUs; 0 = do not wait)")
+                        "(default 0 = do not wait; --nice is usually enough)")
     r.add_argument("--nice", type=int, default=-10 if os.geteuid() == 0 else 0,
                    help="nice value for the lab's own CPU groups (tmux server and agent, harness and "
                         "model server; /proc/<pid>/autogroup), so that other work on the machine adds "
