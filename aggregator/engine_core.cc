@@ -1,0 +1,41 @@
+// StateCore over the real state engine (state/engine.h). Compiled instead of
+// aggregator/mini_engine.cc once the state library has sources.
+#include "aggregator/state_core.h"
+
+namespace agt::agg {
+namespace {
+
+class EngineCore final : public StateCore {
+ public:
+  explicit EngineCore(const state::EngineOptions& o) : engine_(o) {}
+  state::Effects Apply(const core::Event& e, core::TimeNs now) override { return engine_.Apply(e, now); }
+  state::Effects Tick(core::TimeNs now) override { return engine_.Tick(now); }
+  std::vector<state::Engine::Demotion> DueDemotions(core::TimeNs now) const override {
+    return engine_.DueDemotions(now);
+  }
+  std::vector<state::PaneState> AllPanes() const override { return engine_.AllPanes(); }
+  const state::PaneState* FindPane(const std::string& t, const std::string& p) const override {
+    return engine_.FindPane(t, p);
+  }
+  const state::Runtime* FindRuntime(const std::string& id) const override {
+    return engine_.FindRuntime(id);
+  }
+  const state::Runtime* ActiveRuntime(const std::string& t, const std::string& p) const override {
+    return engine_.ActiveRuntime(t, p);
+  }
+  std::vector<state::Candidate> Candidates(const std::string& id) const override {
+    return engine_.Candidates(id);
+  }
+  const char* name() const override { return "engine"; }
+
+ private:
+  state::Engine engine_;
+};
+
+}  // namespace
+
+std::unique_ptr<StateCore> CreateStateCore(const state::EngineOptions& options) {
+  return std::make_unique<EngineCore>(options);
+}
+
+}  // namespace agt::agg

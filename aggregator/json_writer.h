@@ -1,0 +1,69 @@
+// Small helpers over RapidJSON's Writer, so the API code reads as the shape
+// it produces. Every response body the daemon sends is built with these.
+#pragma once
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "libagtcore/state.h"
+
+namespace agt::agg {
+
+class JsonOut {
+ public:
+  JsonOut() : w_(sb_) {}
+  JsonOut& Key(std::string_view k) {
+    w_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+    return *this;
+  }
+  JsonOut& Str(std::string_view v) {
+    w_.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+    return *this;
+  }
+  JsonOut& Int(int64_t v) {
+    w_.Int64(v);
+    return *this;
+  }
+  JsonOut& Bool(bool v) {
+    w_.Bool(v);
+    return *this;
+  }
+  JsonOut& Null() {
+    w_.Null();
+    return *this;
+  }
+  /// RFC 3339, or null for 0.
+  JsonOut& Time(core::TimeNs t);
+  /// Inserts already-serialised JSON (an item rendered earlier).
+  JsonOut& Raw(std::string_view json) {
+    w_.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+    return *this;
+  }
+  JsonOut& BeginObject() {
+    w_.StartObject();
+    return *this;
+  }
+  JsonOut& EndObject() {
+    w_.EndObject();
+    return *this;
+  }
+  JsonOut& BeginArray() {
+    w_.StartArray();
+    return *this;
+  }
+  JsonOut& EndArray() {
+    w_.EndArray();
+    return *this;
+  }
+  std::string Take() const { return std::string(sb_.GetString(), sb_.GetSize()); }
+
+ private:
+  rapidjson::StringBuffer sb_;
+  rapidjson::Writer<rapidjson::StringBuffer> w_;
+};
+
+}  // namespace agt::agg

@@ -1,0 +1,39 @@
+// The daemon's view of the state engine. The real implementation wraps
+// state::Engine (state/engine.h); while that library is not linked into the
+// build, a minimal local engine stands in (aggregator/mini_engine.cc), so
+// the daemon, its API and its tests work either way. Both are chosen by
+// CreateStateCore, whichever file the build compiled.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "state/engine.h"
+#include "state/model.h"
+
+namespace agt::agg {
+
+class StateCore {
+ public:
+  virtual ~StateCore() = default;
+  /// See state::Engine::Apply.
+  virtual state::Effects Apply(const core::Event& e, core::TimeNs now) = 0;
+  /// See state::Engine::Tick.
+  virtual state::Effects Tick(core::TimeNs now) = 0;
+  virtual std::vector<state::Engine::Demotion> DueDemotions(core::TimeNs now) const = 0;
+  virtual std::vector<state::PaneState> AllPanes() const = 0;
+  virtual const state::PaneState* FindPane(const std::string& target_id,
+                                           const std::string& pane_id) const = 0;
+  virtual const state::Runtime* FindRuntime(const std::string& runtime_id) const = 0;
+  virtual const state::Runtime* ActiveRuntime(const std::string& target_id,
+                                              const std::string& pane_id) const = 0;
+  virtual std::vector<state::Candidate> Candidates(const std::string& runtime_id) const = 0;
+  /// "engine" or "mini" (reported by /v1/health).
+  virtual const char* name() const = 0;
+};
+
+/// The engine this build links (state::Engine when available).
+std::unique_ptr<StateCore> CreateStateCore(const state::EngineOptions& options);
+
+}  // namespace agt::agg
