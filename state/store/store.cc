@@ -224,6 +224,9 @@ Status Store::WriteInbox(const InboxEntry& entry) {
   auto st = db_->Prepare(kSql);
   if (!st.ok()) return st.error();
   internal::BindEventColumns(*st, RedactedEvent(entry.event, options_.redact));
+  // The inbox is keyed by pane: target/pane are "" rather than NULL when an
+  // event parked for an unknown runtime did not name its pane.
+  st->Bind(12, entry.event.target_id).Bind(13, entry.event.pane_id);
   st->Bind(20, InboxStatusName(entry.status)).BindOptText(21, entry.reason_code);
   if (auto r = st->Run(); !r.ok()) {
     return MakeError(Err::kStore, "inbox event " + entry.event.event_id + ": " + r.error().message);

@@ -235,6 +235,21 @@ TEST_F(StoreTest, InboxRowIsUpdatedWhenBound) {
   EXPECT_TRUE(store_->LoadSnapshot()->pending.empty());
 }
 
+TEST_F(StoreTest, EventParkedForAnUnknownRuntimeWithoutPane) {
+  // The engine parks events that name a runtime it does not know yet; such
+  // an event may not name its pane (wrapper_exited).
+  InboxEntry entry;
+  entry.event = MakeEvent("ev-x", "rt-later", Source::kWrapper, 3, kT0);
+  entry.event.pane_id.clear();
+  Effects fx;
+  fx.disposition = Disposition::kPending;
+  fx.inbox.push_back(entry);
+  ASSERT_TRUE(store_->Commit(fx, kT0).ok());
+  auto snap = store_->LoadSnapshot();
+  ASSERT_EQ(snap->pending.size(), 1u);
+  EXPECT_EQ(snap->pending[0], entry);
+}
+
 TEST_F(StoreTest, ListPaneStatesJoinsTopologyAndRuntime) {
   Runtime r = MakeRuntime("rt-1", "%1");
   ASSERT_TRUE(store_->Commit(Started(r), kT0).ok());

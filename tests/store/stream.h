@@ -21,6 +21,8 @@ struct StreamOptions {
   int events = 400;            // besides the runtime starts
   bool restart = true;         // replace pane 0's runtime half-way
   int start_offset_panes = 0;  // pane numbering offset (for distinct streams)
+  bool resend_new_id = true;   // a resend gets a new event_id (else an exact copy)
+  bool pane_bound_hooks = false;  // some hooks carry target+pane+pid, no runtime_id
   core::TimeNs t0 = 1'780'000'000LL * core::kNsPerSec;
 };
 
@@ -78,6 +80,7 @@ inline std::vector<core::Event> GenerateStream(const StreamOptions& o) {
     if (o.restart && i == o.events / 2) {
       core::Event exit = base(et::kWrapperExited, core::Source::kWrapper, t);
       exit.runtime_id = rt[0];
+      exit.pane_id = pane_name(0);
       exit.dedupe_key = "exit-" + rt[0];
       exit.exit = core::ExitInfo{0, 0};
       out.push_back(exit);
@@ -98,7 +101,7 @@ inline std::vector<core::Event> GenerateStream(const StreamOptions& o) {
     if (kind == 9 && out.size() > static_cast<size_t>(o.panes)) {
       // A resend: same source identity (dedupe_key), new envelope id.
       core::Event dup = out[static_cast<size_t>(o.panes) + rng() % (out.size() - static_cast<size_t>(o.panes))];
-      dup.event_id = "ev-" + std::to_string(o.seed) + "-" + std::to_string(n++);
+      if (o.resend_new_id) dup.event_id = "ev-" + std::to_string(o.seed) + "-" + std::to_string(n++);
       out.push_back(dup);
       continue;
     }
@@ -124,6 +127,11 @@ inline std::vector<core::Event> GenerateStream(const StreamOptions& o) {
     }
     e.runtime_id = rt[static_cast<size_t>(p)];
     e.pane_id = pane_name(p);
+    if (o.pane_bound_hooks && e.source == core::Source::kHook && p != 0 && rng() % 2 == 0) {
+      // A hook that only knows its pane and process: the engine binds it.
+      e.runtime_id.clear();
+      e.pid = 1000 + p;
+    }
     out.push_back(e);
   }
   return out;
