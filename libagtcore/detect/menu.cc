@@ -151,7 +151,16 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
            opts[static_cast<size_t>(j)].row - opts[static_cast<size_t>(j - 1)].row - 1 <=
                style.max_gap)
       --j;
-    if (opts[static_cast<size_t>(j)].number == 1 && i > j) {
+    bool scrolled = false;
+    if (!style.scroll_marker.empty()) {
+      for (int r = opts[static_cast<size_t>(j)].row - 1; r >= 0; --r) {
+        std::string_view t = TrimBox(lines[static_cast<size_t>(r)]);
+        if (t.empty()) continue;
+        scrolled = t == style.scroll_marker;
+        break;
+      }
+    }
+    if ((opts[static_cast<size_t>(j)].number == 1 || scrolled) && i > j) {
       run_begin = j;
       run_end = i;
     }
@@ -175,6 +184,7 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
     return fail("options 1.." + std::to_string(menu.choices.size()) + " carry " +
                 std::to_string(cursors) + " cursor glyphs (need exactly 1)");
   menu.multi_select = boxed >= 2;
+  menu.first_number = opts[static_cast<size_t>(run_begin)].number;
   menu.first_row = opts[static_cast<size_t>(run_begin)].row;
   menu.last_row = opts[static_cast<size_t>(run_end)].row;
 
@@ -200,6 +210,7 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
     if (t.empty()) continue;
     if (IsRuleLine(t)) continue;
     if (style.question && !style.question->Search(t)) continue;
+    if (!style.scroll_marker.empty() && t == style.scroll_marker) continue;
     menu.question = std::string(t);
     break;
   }

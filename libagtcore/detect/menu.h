@@ -27,11 +27,15 @@ struct MenuStyle {
   int wrap_margin = 30;
   /// Labels end at the first run of two spaces (a description column follows).
   bool column_gap = false;
+  /// A scrolling list shows this marker above its options (Gemini: "▲");
+  /// then the visible options may start after 1.
+  std::string scroll_marker;
 };
 
 struct Menu {
   std::vector<std::string> choices;  // labels, without numbers, boxes or hints
-  int cursor_position = 0;           // 1-based
+  int cursor_position = 0;           // 1-based, the number shown on the cursor row
+  int first_number = 1;              // > 1 when a scrolled list hides its top
   bool multi_select = false;
   std::string question;              // the row above option 1 (trimmed)
   int first_row = 0;                 // index into the lines given

@@ -269,7 +269,7 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   Ctx ctx = file_ctx;
   ctx.line = LineOf(t);
   auto keys = CheckKeys(t, {"cursor", "footer", "footer_within", "max_gap", "hint", "question",
-                         "column_gap", "wrap_margin"},
+                         "column_gap", "wrap_margin", "scroll_marker"},
                         ctx, "[menu]");
   if (!keys.ok()) return keys.error();
   MenuStyle m;
@@ -296,6 +296,9 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto cg = GetBool(t, "column_gap", ctx, false);
   if (!cg.ok()) return cg.error();
   m.column_gap = *cg;
+  auto sm = GetString(t, "scroll_marker", ctx, false);
+  if (!sm.ok()) return sm.error();
+  m.scroll_marker = *sm;
   return m;
 }
 

@@ -54,13 +54,16 @@ core::Result<Region> ParseRegion(std::string_view text) {
     return Region{RegionKind::kBottomLines, n};
   if (ParseCount(text, "above_prompt_box", &n))
     return Region{RegionKind::kAbovePromptBox, n};
+  if (ParseCount(text, "above_last_rule", &n))
+    return Region{RegionKind::kAboveLastRule, n};
   if (ParseCount(text, "above_bottom_lines", &n))
     return Region{RegionKind::kAboveBottomLines, n};
   return core::MakeError(
       core::Err::kPatternInvalid,
       "unknown region '" + std::string(text) +
           "' (expected title, osc_progress, notification, bottom_lines(N), "
-          "after_last_rule, prompt_box, above_prompt_box(N), above_bottom_lines(N), "
+          "after_last_rule, prompt_box, above_prompt_box(N), above_last_rule(N), "
+          "above_bottom_lines(N), "
           "whole_screen or "
           "raw_stream; N in 1..1000)");
 }
@@ -76,6 +79,8 @@ std::string RegionName(const Region& r) {
     case RegionKind::kPromptBox: return "prompt_box";
     case RegionKind::kAbovePromptBox:
       return "above_prompt_box(" + std::to_string(r.lines) + ")";
+    case RegionKind::kAboveLastRule:
+      return "above_last_rule(" + std::to_string(r.lines) + ")";
     case RegionKind::kAboveBottomLines:
       return "above_bottom_lines(" + std::to_string(r.lines) + ")";
     case RegionKind::kWholeScreen: return "whole_screen";
@@ -159,8 +164,10 @@ void RegionCutter::Rows(const Region& r, int* first, int* last) const {
       }
       break;
     case RegionKind::kAbovePromptBox:
-      if (nrules >= 2) {
-        *last = rule_rows_[static_cast<size_t>(nrules - 2)] - 1;
+    case RegionKind::kAboveLastRule: {
+      int need = r.kind == RegionKind::kAbovePromptBox ? 2 : 1;
+      if (nrules >= need) {
+        *last = rule_rows_[static_cast<size_t>(nrules - need)] - 1;
         int want = r.lines;
         int f = *last + 1;
         while (f > 0 && want > 0) {
@@ -172,6 +179,7 @@ void RegionCutter::Rows(const Region& r, int* first, int* last) const {
         *first = f;
       }
       break;
+    }
     case RegionKind::kAboveBottomLines:
       *last = last_nonblank_ - r.lines;
       break;

@@ -21,6 +21,7 @@ enum class RegionKind {
   kPromptBox,       // rows between the last two horizontal rules
   kAbovePromptBox,  // the N non-blank rows just above the prompt box
   kAboveBottomLines,  // every row above the last N rows (the transcript)
+  kAboveLastRule,   // the N non-blank rows just above the last horizontal rule
   kWholeScreen,     // every visible row
   kRawStream,       // recent output bytes, escapes removed
 };
