@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace agt::core {
 namespace {
@@ -54,6 +57,24 @@ TEST(UlidTest, MonotonicWithinOneMillisecondAndWhenTimeStepsBack) {
   EXPECT_GT(later, back);
   EXPECT_NE(later.substr(0, 10), prev.substr(0, 10));
   EXPECT_EQ(seen.size(), 1001u);
+}
+
+TEST(UlidTest, UniqueAndOrderedPerThreadUnderConcurrency) {
+  TimeNs t = 1'850'000'000'000LL * kNsPerMs;
+  std::mutex mu;
+  std::set<std::string> all;
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&] {
+      std::vector<std::string> mine;
+      for (int i = 0; i < 500; ++i) mine.push_back(NewUlid(t));
+      for (size_t i = 1; i < mine.size(); ++i) EXPECT_GT(mine[i], mine[i - 1]);
+      std::lock_guard<std::mutex> lock(mu);
+      all.insert(mine.begin(), mine.end());
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(all.size(), 2000u);
 }
 
 TEST(UlidTest, RandomPartDiffersAcrossMilliseconds) {

@@ -120,6 +120,22 @@ TEST(RedactTest, CountsReplacementsAndIsIdempotent) {
   EXPECT_EQ(n, 0u);
 }
 
+TEST(RedactTest, FindsSecretsAtTheEndOfLargeCaptures) {
+  // A 1 MB capture (an unterminated key block near the start, lots of
+  // ordinary output) must not hit a PCRE2 limit and leave the key behind.
+  std::string big = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB\n";
+  std::string line = "test_module.py::test_case PASSED [ 42%] password field ok\n";
+  while (big.size() < (1u << 20)) big += line;
+  big += "-----END EC PRIVATE KEY-----\nkey=AKIAIOSFODNN7EXAMPLE\n";
+  std::string out = Builtin().Redact(big);
+  EXPECT_EQ(out, "[REDACTED:private_key]\nkey=[REDACTED:aws_access_key_id]\n");
+  std::string plain;
+  while (plain.size() < (1u << 20)) plain += line;
+  plain += "token=ghp_R2d2C3poLuke5kywalkerHanSolo0123456789";
+  std::string redacted = Builtin().Redact(plain);
+  EXPECT_EQ(redacted.substr(redacted.size() - 29), "token=[REDACTED:github_token]");
+}
+
 TEST(RedactTest, ToleratesInvalidUtf8) {
   std::string s = "\xFF\xFE key=AKIAIOSFODNN7EXAMPLE \xC0";
   EXPECT_EQ(Builtin().Redact(s), "\xFF\xFE key=[REDACTED:aws_access_key_id] \xC0");
