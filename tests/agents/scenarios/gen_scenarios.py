@@ -155,6 +155,18 @@ def gen_claude():
                     {"do": "keys", "keys": ["Enter"], "mark": {"state": "idle"}},
                     {"do": "wait_ready", "mark": None}, {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
 
+    save({"agent": "claude", "name": "long_tool_run",
+          "description": "An approved shell command that runs silently for 6 s (sleep): the agent is running while nothing is printed; then the model answers; the turn completes; /exit.",
+          "turns": [[
+              {"text": "I'll run the slow build step.",
+               "tool": {"name": "Bash", "input": {"command": "sleep 6 && touch build.stamp", "description": "Run the slow build step"}},
+               "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": "sleep 6 && touch build.stamp",
+                          "choices": ["Yes", "Yes, and always allow access to work/ from this project", "No"],
+                          "multi_select": False, "cursor_position": 1}},
+              {"text": "The build step finished and wrote `build.stamp`.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "run the slow build step"}]
+                   + dialog(0, 0, r"Do you want to proceed\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
+
     save({"agent": "claude", "name": "interrupt_running",
           "description": "A long answer is streaming; after about 4 s the user presses Esc: Claude Code aborts the request (the server sees the client disconnect) and returns to the prompt; /exit.",
           "turns": [[{"text": LONG, "chunk": 8, "delay": 0.12, "first_delay": 1.0}]],
@@ -273,6 +285,13 @@ def gen_codex():
                     {"do": "keys", "keys": ["Enter"], "mark": {"state": "idle"}},
                     {"do": "wait_ready", "mark": None}, {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
 
+    save({"agent": "codex", "name": "long_tool_run",
+          "description": "An approved command (require_escalated) that runs silently for 6 s (sleep): the agent is running while nothing is printed; then the model answers; the turn completes; /quit.",
+          "turns": [[shell_item("sleep 6 && touch build.stamp", "Run the slow build step outside the sandbox?", "sleep 6"),
+                     {"text": "The build step finished and wrote `build.stamp`.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "run the slow build step"}]
+                   + dialog(0, 0, r"Would you like to run the following command\?") + [{"do": "keys", "keys": ["y"], "resolves": True}] + end(0)})
+
     save({"agent": "codex", "name": "interrupt_running",
           "description": "A long answer is streaming; after about 4 s the user presses Esc: Codex interrupts the turn and returns to the prompt; /quit.",
           "turns": [[{"text": LONG, "chunk": 8, "delay": 0.12, "first_delay": 1.0}]],
@@ -384,6 +403,13 @@ def gen_gemini():
                     {"do": "keys", "keys": ["Enter"], "mark": {"state": "unknown", "reason_code": "starting", "note": "Gemini CLI restarts itself to apply the trust change"}},
                     {"do": "wait_screen", "regex": "restarting to apply the trust changes", "timeout": 10},
                     {"do": "wait_ready"}, {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
+
+    save({"agent": "gemini", "name": "long_tool_run",
+          "description": "An approved run_shell_command that runs silently for 6 s (sleep): the agent is running while nothing is printed; then the model answers; the turn completes; /quit.",
+          "turns": [[shell_item("sleep 6 && touch build.stamp", "Run the slow build step."),
+                     {"text": "The build step finished and wrote `build.stamp`.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "run the slow build step"}]
+                   + dialog(0, 0, r"Allow execution") + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
 
     save({"agent": "gemini", "name": "interrupt_running",
           "description": "A long answer is streaming; after about 4 s the user presses Esc: Gemini CLI cancels the request and returns to the prompt; /quit.",
