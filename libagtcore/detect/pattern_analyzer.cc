@@ -66,12 +66,21 @@ class PatternAnalyzer final : public Analyzer {
     core::Signal cand = Candidate(reading, in);
     TimeNs recheck = 0;
 
-    // An idle screen right after running is a finished turn.
-    if (cand.state == State::kIdle &&
+    // Activity ends by itself: look again when its window closes.
+    if (cand.rule_id == kActivityRule) recheck = in.last_output + opts_.activity_ms * kNsPerMs + 1;
+
+    // An idle screen right after running is a finished turn -- when a
+    // screen rule saw the work; output alone (a UI being drawn at startup)
+    // is no turn.
+    if (cand.state == State::kRunning && cand.rule_id != kActivityRule) worked_ = true;
+    if (cand.state == State::kIdle && worked_ &&
         (last_.state == State::kRunning || last_.state == State::kCompleted)) {
       const Rule* r = set_->FindRule(cand.rule_id);
       if (r == nullptr || r->completes) cand.state = State::kCompleted;
     }
+    if (IsWaiting(cand.state) || cand.state == State::kError ||
+        (cand.state == State::kIdle && last_.state != State::kRunning))
+      worked_ = false;
 
     // Waiting rules must hold for their settle time before they are believed.
     if (IsWaiting(cand.state) && cand.state != last_.state) {
@@ -107,14 +116,9 @@ class PatternAnalyzer final : public Analyzer {
       leave_since_ = 0;
     }
 
-    // Activity ends by itself: look again when the window closes.
-    if (cand.rule_id == kActivityRule) {
-      TimeNs due = in.last_output + opts_.activity_ms * kNsPerMs + 1;
-      recheck = recheck == 0 ? due : std::min(recheck, due);
-    }
     last_ = cand;
     v.signal = cand;
-    v.recheck_at = recheck;
+    v.recheck_at = recheck > in.now ? recheck : 0;
     return v;
   }
 
@@ -122,7 +126,7 @@ class PatternAnalyzer final : public Analyzer {
   static constexpr const char* kActivityRule = "activity.output";
 
   bool Active(const AnalyzerInput& in) const {
-    if (in.last_output <= 0) return false;
+    if (in.last_output <= 0 || opts_.activity_ms <= 0) return false;
     if (in.captured && !opts_.cap_activity) return false;
     if (in.now - in.last_output > opts_.activity_ms * kNsPerMs) return false;
     // Output right after a keystroke is its echo, not the agent working.
@@ -160,6 +164,7 @@ class PatternAnalyzer final : public Analyzer {
   std::string pending_rule_;
   TimeNs pending_since_ = 0;
   TimeNs leave_since_ = 0;
+  bool worked_ = false;  // a running rule matched since the last idle/waiting
 };
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace agt::detect {
 
 /// Timing defaults (spec §7 baselines); a pattern file's [timing] overrides them.
 struct AnalyzerOptions {
-  int activity_ms = 200;         // output this recent means running
+  int activity_ms = 200;         // output this recent means running; 0 = off
   int echo_grace_ms = 300;       // output this soon after input is echo, not activity
   int approval_settle_ms = 500;  // a waiting rule must hold this long (unless the rule says)
   int debounce_ms = 300;         // running -> idle/completed must hold this long
