@@ -171,8 +171,7 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
                                          std::string* error_code) {
   const int src = Idx(e.source);
   Slot& slot = r.slots[src];
-  if (slot.dedupe.contains(e.dedupe_key)) return Disposition::kDuplicate;
-  slot.dedupe.insert(e.dedupe_key);
+  if (!slot.dedupe.insert(e.dedupe_key).second) return Disposition::kDuplicate;
 
   const std::string& type = e.event_type;
   const bool ended_before = r.rt.ended_at != 0;
@@ -241,8 +240,7 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
 Disposition Engine::Impl::ApplyTargetScoped(const Event& e, TimeNs now, Effects& fx) {
   TargetRec& t = TargetFor(e.target_id);
   auto& dedupe = t.dedupe[Idx(e.source)];
-  if (dedupe.contains(e.dedupe_key)) return Disposition::kDuplicate;
-  dedupe.insert(e.dedupe_key);
+  if (!dedupe.insert(e.dedupe_key).second) return Disposition::kDuplicate;
   fx.stored_event = e;
   t.book.max_ingested = std::max(t.book.max_ingested, e.ingested_at);
 

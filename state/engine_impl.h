@@ -68,7 +68,7 @@ struct Engine::Impl {
   /// retries and expiry run in one deterministic order.
   std::map<std::pair<TimeNs, std::string>, InboxEntry> pending;
   std::unordered_set<std::string> pending_keys;       // PendingKey(event) of those entries
-  std::string scratch;                                 // reused key buffer
+  PaneState scratch_state;                             // reused by Resolve (no allocation per event)
 
   explicit Impl(EngineOptions o) : opt(std::move(o)) {}
 
