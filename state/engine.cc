@@ -190,11 +190,17 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
     // From the poller (the reconciler) it marks every source; from a source
     // it marks that source's own opinion.
     const TimeMark mark = MarkOf(key);
+    const TargetRec* t = r.pane != nullptr ? r.pane->target : nullptr;
     for (int s = 0; s < core::kSourceCount; ++s) {
       if (e.source != Source::kPoller && s != src) continue;
       if (r.slots[s].stale < mark) {
         r.slots[s].stale = mark;
         o.changed = true;
+        if (r.slots[s].has_candidate) {  // the store's row shows the new stale flag
+          Candidate c = r.slots[s].candidate;
+          c.stale = IsMarkedStale(r, t, static_cast<Source>(s));
+          UpsertCandidate(fx, r.rt.runtime_id, c);
+        }
       }
     }
   } else if (demotion) {
@@ -216,9 +222,15 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
       c.event_id = e.event_id;
       c.key = key;
       c.seen_at = e.ingested_at;
-      c.stale = false;
+      c.stale = false;  // kept false inside; derived from the marks for views
       UpsertCursor(fx, r.rt.runtime_id, e.source, key);
-      UpsertCandidate(fx, r.rt.runtime_id, c);
+      if (IsMarkedStale(r, r.pane != nullptr ? r.pane->target : nullptr, e.source)) {
+        Candidate row = c;  // it arrived already older than a stale mark
+        row.stale = true;
+        UpsertCandidate(fx, r.rt.runtime_id, row);
+      } else {
+        UpsertCandidate(fx, r.rt.runtime_id, c);
+      }
       o.changed = true;
     } else {
       o.out_of_order = true;

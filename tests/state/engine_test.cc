@@ -215,8 +215,11 @@ TEST_F(EngineTest, StaleDetectedFromThePollerMarksEverySource) {
   StartW1();
   Apply(StateEv("a", Source::kWrapper, "w1", State::kRunning, T(1)));
   Apply(StateEv("b", Source::kHook, "w1", State::kRunning, T(2)));
-  Apply(Ev(et::kStaleDetected, Source::kPoller, "stale").Rt("w1").At(T(3)));
+  Effects fx = Apply(Ev(et::kStaleDetected, Source::kPoller, "stale").Rt("w1").At(T(3)));
+  EXPECT_EQ(fx.disposition, Disposition::kApplied);
   EXPECT_EQ(Pane().signal.reason_code, "stale_signal");
+  EXPECT_EQ(fx.candidates.size(), 2u);  // the store sees both flags change
+  for (const auto& [c, id] : fx.candidates) EXPECT_TRUE(c.stale);
   for (const Candidate& c : engine_.Candidates("w1")) EXPECT_TRUE(c.stale);
   // A newer signal is fresh again.
   Apply(StateEv("c", Source::kHook, "w1", State::kCompleted, T(4)));
