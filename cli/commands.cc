@@ -6,6 +6,12 @@
 
 namespace agt::cli {
 CommandSpec HookCommand();
+CommandSpec DaemonCommand();
+CommandSpec ExplainCommand();
+CommandSpec ListCommand();
+CommandSpec StatusLineCommand();
+CommandSpec TargetCommand();
+CommandSpec WatchCommand();
 CommandSpec WrapCommand();
 }  // namespace agt::cli
 
@@ -31,6 +37,12 @@ const std::vector<CommandSpec>& Commands() {
       VersionCommand(),
       ShellInitCommand(),
       HookCommand(),
+      ListCommand(),
+      WatchCommand(),
+      ExplainCommand(),
+      StatusLineCommand(),
+      TargetCommand(),
+      DaemonCommand(),
       WrapCommand(),
   };
   return table;

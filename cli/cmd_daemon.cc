@@ -1,0 +1,107 @@
+// `agtmux daemon start|stop|status`. start: runs agtmuxd detached unless one
+// already answers; stop: SIGTERM to the pid /v1/health reports, then waits
+// for the socket to go quiet (a graceful shutdown ends watch streams with
+// `reset` and flushes the store); status: pid, uptime, socket, engine.
+#include <CLI/CLI.hpp>
+#include <rapidjson/document.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/daemon_client.h"
+#include "libagtcore/clock.h"
+
+namespace agt::cli {
+namespace {
+
+core::Result<rapidjson::Document> Health(DaemonClient& c) {
+  auto body = c.Call("GET", "/v1/health");
+  if (!body) return body.error();
+  rapidjson::Document d;
+  d.Parse(body->c_str());
+  if (d.HasParseError() || !d.IsObject() || !d.HasMember("pid"))
+    return core::MakeError(core::Err::kInternal, "the daemon sent a malformed health answer");
+  return d;
+}
+
+int Run(const std::string& verb, bool json) {
+  ClientOptions o;
+  o.autostart = false;
+  auto client = DaemonClient::Open(o);
+  if (!client) return ReportError(client.error());
+  if (verb == "start") {
+    if (auto h = Health(*client)) {
+      std::printf("agtmuxd is already running (pid %lld)\n", static_cast<long long>((*h)["pid"].GetInt64()));
+      return 0;
+    }
+    auto pid = StartDaemon(client->paths(), 3 * core::kNsPerSec);
+    if (!pid) return ReportError(pid.error());
+    std::printf("agtmuxd started (pid %lld, socket %s)\n", static_cast<long long>(*pid),
+                client->paths().socket_path.c_str());
+    return 0;
+  }
+  auto h = Health(*client);
+  if (verb == "status") {
+    if (!h) {
+      std::printf("agtmuxd is not running (socket %s)\n", client->paths().socket_path.c_str());
+      return 3;
+    }
+    if (json) {
+      auto body = client->Call("GET", "/v1/health");
+      if (body) std::fwrite(body->data(), 1, body->size(), stdout);
+      return 0;
+    }
+    const auto& d = *h;
+    std::printf("agtmuxd is running: pid %lld, up %llds, socket %s\n", static_cast<long long>(d["pid"].GetInt64()),
+                static_cast<long long>(d["uptime_seconds"].GetInt64()), d["socket_path"].GetString());
+    std::printf("engine %s, persistence %s, %lld agent panes of %lld, %lld watchers\n", d["engine"].GetString(),
+                d["persistence"].GetString(), static_cast<long long>(d["agent_panes"].GetInt64()),
+                static_cast<long long>(d["panes"].GetInt64()), static_cast<long long>(d["watchers"].GetInt64()));
+    return 0;
+  }
+  // stop
+  if (!h) {
+    std::printf("agtmuxd is not running\n");
+    return 0;
+  }
+  pid_t pid = static_cast<pid_t>((*h)["pid"].GetInt64());
+  if (::kill(pid, SIGTERM) != 0) {
+    return ReportError(core::MakeError(core::Err::kIo, "cannot signal agtmuxd (pid " + std::to_string(pid) + ")"));
+  }
+  const core::Clock& clock = core::SystemClock::Get();
+  core::TimeNs deadline = clock.Monotonic() + 10 * core::kNsPerSec;
+  while (clock.Monotonic() < deadline) {
+    if (::kill(pid, 0) != 0) {
+      std::printf("agtmuxd stopped (pid %d)\n", pid);
+      return 0;
+    }
+    ::usleep(20 * 1000);
+  }
+  return ReportError(core::MakeError(core::Err::kTimeout, "agtmuxd (pid " + std::to_string(pid) +
+                                                              ") did not stop within 10 s"));
+}
+
+}  // namespace
+
+CommandSpec DaemonCommand() {
+  return {"daemon", "Start, stop or query agtmuxd", [](CLI::App* sub) -> Runner {
+            sub->require_subcommand(1);
+            auto json = std::make_shared<bool>(false);
+            auto verbs = std::make_shared<std::vector<std::pair<std::string, CLI::App*>>>();
+            for (const char* v : {"start", "stop", "status"}) {
+              CLI::App* a = sub->add_subcommand(v, std::string(v) + " the daemon");
+              if (std::string(v) == "status") a->add_flag("--json", *json, "the health answer as JSON");
+              verbs->emplace_back(v, a);
+            }
+            return [json, verbs] {
+              for (const auto& [verb, app] : *verbs)
+                if (app->parsed()) return Run(verb, *json);
+              return 2;
+            };
+          }};
+}
+
+}  // namespace agt::cli

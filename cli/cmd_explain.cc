@@ -1,0 +1,77 @@
+// `agtmux explain <ref>`: why a pane has its state. Shows every source's
+// latest opinion (the engine's candidates) with rule id, evidence and age,
+// marks the winner and says why it won (GET /v1/explain?ref=).
+#include <CLI/CLI.hpp>
+#include <rapidjson/document.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/daemon_client.h"
+#include "cli/table.h"
+#include "libagtcore/timefmt.h"
+
+namespace agt::cli {
+namespace {
+
+std::string S(const rapidjson::Value& o, const char* k) {
+  return o.IsObject() && o.HasMember(k) && o[k].IsString() ? o[k].GetString() : "-";
+}
+
+int RunExplain(const std::string& ref, bool json) {
+  auto client = DaemonClient::Open({});
+  if (!client) return ReportError(client.error());
+  auto body = client->Call("GET", "/v1/explain" + QueryString({{"ref", ref}}));
+  if (!body) return ReportError(body.error());
+  if (json) {
+    std::fwrite(body->data(), 1, body->size(), stdout);
+    return 0;
+  }
+  rapidjson::Document d;
+  d.Parse(body->c_str());
+  if (d.HasParseError() || !d.IsObject())
+    return ReportError(core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer"));
+  const auto& id = d["identity"];
+  std::printf("pane     %s %s %s %s\n", S(id, "target").c_str(), S(id, "session_name").c_str(),
+              S(id, "window_id").c_str(), S(id, "pane_id").c_str());
+  std::printf("state    %s", S(d, "state").c_str());
+  if (d.HasMember("reason_code") && d["reason_code"].IsString()) std::printf(" (%s)", d["reason_code"].GetString());
+  std::printf("\nsource   %s\n", S(d, "source").c_str());
+  if (d.HasMember("runtime")) {
+    const auto& rt = d["runtime"];
+    std::printf("runtime  %s (%s, announced by %s)\n", S(rt, "runtime_id").c_str(), S(rt, "agent_type").c_str(),
+                S(rt, "owner").c_str());
+  }
+  if (d.HasMember("candidates") && d["candidates"].IsArray() && !d["candidates"].Empty()) {
+    Table t({"", "SOURCE", "STATE", "CONF", "RULE", "AGE", "EVIDENCE"});
+    t.SetMaxWidth(6, 60);
+    for (const auto& c : d["candidates"].GetArray()) {
+      bool winner = c["winner"].GetBool();
+      bool stale = c["stale"].GetBool();
+      std::string state = S(c, "state");
+      t.AddRow({winner ? "*" : (stale ? "stale" : ""), S(c, "column") + " (" + S(c, "source") + ")", state,
+                S(c, "confidence"), S(c, "rule_id"), core::FormatAge(c["age_seconds"].GetInt64() * core::kNsPerSec),
+                S(c, "evidence")},
+               {"", "", StateColor(state), "", "", "", ""});
+    }
+    std::printf("\n%s", t.Render(ColorEnabled()).c_str());
+  }
+  std::printf("\nwhy      %s\n", S(d, "why").c_str());
+  return 0;
+}
+
+}  // namespace
+
+CommandSpec ExplainCommand() {
+  return {"explain", "Explain why a pane has its state (sources, rule, evidence, age)",
+          [](CLI::App* sub) -> Runner {
+            auto ref = std::make_shared<std::string>();
+            auto json = std::make_shared<bool>(false);
+            sub->add_option("ref", *ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_flag("--json", *json, "the daemon's JSON answer");
+            return [ref, json] { return RunExplain(*ref, *json); };
+          }};
+}
+
+}  // namespace agt::cli

@@ -1,0 +1,185 @@
+// `agtmux watch`: follows GET /v1/watch. `--format jsonl` prints the
+// daemon's lines exactly as the contract defines them (snapshot, deltas,
+// heartbeats, reset); `--format table` keeps the items in memory and redraws
+// the table in place. When the daemon goes away mid-stream (its `reset`
+// with reason shutdown, or a cut connection) watch reconnects with its last
+// cursor for a few seconds, so a restarted daemon gives `reset` + `snapshot`.
+#include <CLI/CLI.hpp>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/daemon_client.h"
+#include "cli/table.h"
+#include "libagtcore/clock.h"
+#include "libagtcore/timefmt.h"
+
+namespace agt::cli {
+namespace {
+
+struct WatchFlags {
+  std::string scope = "panes";
+  std::string format = "table";
+  std::string interval = "2s";
+  std::string cursor;
+  bool once = false;
+  std::vector<std::string> targets;
+  bool all_targets = false;
+  std::string session, state, agent;
+  bool needs_action = false;
+};
+
+std::string ToJson(const rapidjson::Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return sb.GetString();
+}
+
+/// The table view: items by identity, redrawn after each change.
+class TableView {
+ public:
+  TableView(std::string scope, bool tty) : scope_(std::move(scope)), tty_(tty) {}
+
+  void Apply(const rapidjson::Document& line) {
+    std::string type = line["type"].GetString();
+    if (type == "reset") {
+      items_.clear();
+      return;
+    }
+    if (type == "snapshot") {
+      items_.clear();
+      for (const auto& it : line["items"].GetArray()) items_[ToJson(it["identity"])] = ToJson(it);
+    } else if (type == "delta") {
+      for (const auto& c : line["changes"].GetArray()) {
+        std::string key = ToJson(c["identity"]);
+        if (std::string(c["op"].GetString()) == "upsert") {
+          items_[key] = ToJson(c["item"]);
+        } else {
+          items_.erase(key);
+        }
+      }
+      bool heartbeat = line.HasMember("heartbeat") && line["heartbeat"].GetBool();
+      if (heartbeat && !tty_) return;  // a pipe gets a new table only on change
+    }
+    summary_ = line.HasMember("summary") ? ToJson(line["summary"]) : "{}";
+    Draw();
+  }
+
+ private:
+  void Draw() {
+    rapidjson::Document arr;
+    arr.SetArray();
+    for (const auto& [k, v] : items_) {
+      rapidjson::Document item(&arr.GetAllocator());
+      item.Parse(v.c_str());
+      arr.PushBack(rapidjson::Value(item, arr.GetAllocator()), arr.GetAllocator());
+    }
+    core::TimeNs now = core::SystemClock::Get().Now();
+    rapidjson::Document summary;
+    summary.Parse(summary_.c_str());
+    std::string out;
+    if (tty_) out += "\x1b[H\x1b[2J";
+    out += "agtmux watch  " + scope_ + "  " + core::FormatRfc3339(now / core::kNsPerSec * core::kNsPerSec) +
+           "  " + SummaryLine(summary) + "\n\n";
+    out += RenderItemsTable(scope_, arr, now, tty_ && ColorEnabled(), false);
+    if (!tty_) out += "\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+  }
+
+  std::string scope_;
+  bool tty_;
+  std::map<std::string, std::string> items_;
+  std::string summary_ = "{}";
+};
+
+int RunWatch(const WatchFlags& f) {
+  auto interval = core::ParseDuration(f.interval);
+  if (!interval || *interval <= 0)
+    return ReportError(core::MakeError(core::Err::kRequestInvalid, "--interval: not a duration: '" + f.interval + "'"));
+  auto client = DaemonClient::Open({});
+  if (!client) return ReportError(client.error());
+  std::string targets;
+  for (const auto& t : f.targets) targets += (targets.empty() ? "" : ",") + t;
+  std::string cursor = f.cursor;
+  TableView table(f.scope, isatty(STDOUT_FILENO));
+  core::TimeNs idle = std::max<core::TimeNs>(3 * *interval, 10 * core::kNsPerSec);
+  while (true) {
+    std::string q = QueryString({{"scope", f.scope},
+                                 {"interval", f.interval},
+                                 {"cursor", cursor},
+                                 {"once", f.once ? "1" : ""},
+                                 {"target", targets},
+                                 {"session", f.session},
+                                 {"state", f.state},
+                                 {"agent", f.agent},
+                                 {"needs_action", f.needs_action ? "1" : ""}});
+    bool shutdown_seen = false;
+    core::Status st = client->Stream("/v1/watch" + q, idle, [&](std::string_view line) {
+      rapidjson::Document d;
+      d.Parse(line.data(), line.size());
+      if (d.HasParseError() || !d.IsObject() || !d.HasMember("type")) return true;
+      if (d.HasMember("cursor") && d["cursor"].IsString()) cursor = d["cursor"].GetString();
+      bool reset = std::string(d["type"].GetString()) == "reset";
+      if (reset && d.HasMember("reason") && std::string(d["reason"].GetString()) == "shutdown") shutdown_seen = true;
+      if (f.format == "jsonl") {
+        std::fwrite(line.data(), 1, line.size(), stdout);
+        std::fputc('\n', stdout);
+        std::fflush(stdout);
+      } else {
+        table.Apply(d);
+      }
+      return true;
+    });
+    if (!st && st.error().code != core::Err::kDaemonUnreachable) return ReportError(st.error());
+    if (f.once && st) return 0;
+    if (!shutdown_seen && st) return 0;
+    // The daemon went away: wait up to 5 s for it (or its successor) and
+    // resume with the last cursor; the new daemon answers reset + snapshot.
+    core::TimeNs give_up = core::SystemClock::Get().Monotonic() + 5 * core::kNsPerSec;
+    bool back = false;
+    while (core::SystemClock::Get().Monotonic() < give_up) {
+      if (client->Alive()) {
+        back = true;
+        break;
+      }
+      ::usleep(100 * 1000);
+    }
+    if (!back) {
+      return ReportError(core::MakeError(core::Err::kDaemonUnreachable,
+                                         "agtmuxd stopped and did not come back within 5 s"));
+    }
+  }
+}
+
+}  // namespace
+
+CommandSpec WatchCommand() {
+  return {"watch", "Follow agent pane states live (table, or JSON lines for scripts)",
+          [](CLI::App* sub) -> Runner {
+            auto f = std::make_shared<WatchFlags>();
+            sub->add_option("--scope", f->scope, "panes, windows or sessions")
+                ->check(CLI::IsMember({"panes", "windows", "sessions"}));
+            sub->add_option("--format", f->format, "table (redraws in place) or jsonl")
+                ->check(CLI::IsMember({"table", "jsonl"}));
+            sub->add_option("--interval", f->interval, "heartbeat interval (default 2s)");
+            sub->add_option("--cursor", f->cursor, "resume after <stream_id>:<sequence>");
+            sub->add_flag("--once", f->once, "print the snapshot (or the changes since --cursor) and exit");
+            sub->add_option("--target", f->targets, "only these targets (repeatable)");
+            sub->add_flag("--all-targets", f->all_targets, "every target (the default)");
+            sub->add_option("--session", f->session, "only sessions with this name");
+            sub->add_option("--state", f->state, "only panes in this state");
+            sub->add_option("--agent", f->agent, "only this agent type");
+            sub->add_flag("--needs-action", f->needs_action, "only panes waiting for approval or input");
+            return [f] { return RunWatch(*f); };
+          }};
+}
+
+}  // namespace agt::cli

@@ -1,0 +1,270 @@
+// The CLI's daemon client (see daemon_client.h). Plain calls go through
+// libagtcore/net's blocking client; the watch stream has its own small
+// reader here because it must hand over each line as its chunk arrives
+// rather than wait for the end of the body.
+#include "cli/daemon_client.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "libagtcore/net/unique_fd.h"
+#include "libagtcore/net/unix_http_client.h"
+#include "libagtcore/ref.h"
+
+namespace agt::cli {
+namespace {
+
+core::TimeNs MonoNow() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * core::kNsPerSec + ts.tv_nsec;
+}
+
+bool Executable(const std::string& p) { return ::access(p.c_str(), X_OK) == 0; }
+
+core::Error Unreachable(const std::string& socket, const std::string& why) {
+  return core::MakeError(core::Err::kDaemonUnreachable, "agtmuxd is not reachable at " + socket + " (" + why + ")");
+}
+
+}  // namespace
+
+std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string q;
+  for (const auto& [k, v] : params) {
+    if (v.empty()) continue;
+    q += q.empty() ? '?' : '&';
+    q += k + "=" + core::PercentEncode(v);
+  }
+  return q;
+}
+
+core::Result<std::string> FindDaemonBinary() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) {
+    std::string self(buf, static_cast<size_t>(n));
+    std::string dir = self.substr(0, self.rfind('/'));
+    for (const std::string& cand : {dir + "/agtmuxd", dir + "/../aggregator/agtmuxd"})
+      if (Executable(cand)) return cand;
+  }
+  if (const char* path = std::getenv("PATH")) {
+    std::string p(path);
+    size_t start = 0;
+    while (start <= p.size()) {
+      size_t colon = p.find(':', start);
+      std::string dir = p.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+      if (!dir.empty() && Executable(dir + "/agtmuxd")) return dir + "/agtmuxd";
+      if (colon == std::string::npos) break;
+      start = colon + 1;
+    }
+  }
+  return core::MakeError(core::Err::kDaemonUnreachable,
+                         "cannot find the agtmuxd binary next to agtmux or in PATH");
+}
+
+core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
+  auto bin = FindDaemonBinary();
+  if (!bin) return bin.error();
+  if (auto st = core::EnsureDir(paths.state_dir, 0700); !st) return st.error();
+  // Double fork: the daemon is re-parented to init and never becomes our
+  // zombie; the middle child exits at once and is reaped here.
+  pid_t mid = ::fork();
+  if (mid < 0) return core::MakeError(core::Err::kIo, std::string("fork: ") + std::strerror(errno));
+  if (mid == 0) {
+    ::setsid();
+    pid_t d = ::fork();
+    if (d != 0) ::_exit(d < 0 ? 1 : 0);
+    int null = ::open("/dev/null", O_RDWR);
+    std::string log = paths.state_dir + "/agtmuxd.stderr";
+    int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(err >= 0 ? err : null, 2);
+    ::execl(bin->c_str(), "agtmuxd", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(mid, &status, 0);
+  net::UnixHttpClientOptions o;
+  o.socket_path = paths.socket_path;
+  o.connect_timeout = 200 * core::kNsPerMs;
+  o.read_timeout = 1 * core::kNsPerSec;
+  net::HttpRequest req;
+  req.path = "/v1/health";
+  core::TimeNs deadline = MonoNow() + wait;
+  while (MonoNow() < deadline) {
+    auto r = net::HttpCall(o, req);
+    if (r && r->status == 200) {
+      const std::string& b = r->body;
+      size_t p = b.find("\"pid\":");
+      return p == std::string::npos ? int64_t{0} : std::atoll(b.c_str() + p + 6);
+    }
+    ::usleep(20 * 1000);
+  }
+  return Unreachable(paths.socket_path, "started " + *bin + " but it did not answer within " +
+                                            std::to_string(wait / core::kNsPerMs) + " ms; see " +
+                                            paths.log_path);
+}
+
+core::Result<DaemonClient> DaemonClient::Open(const ClientOptions& options) {
+  auto paths = core::ResolvePaths(core::RealEnv());
+  if (!paths) return paths.error();
+  DaemonClient c(*paths, options);
+  if (options.autostart && !c.Alive()) {
+    auto pid = StartDaemon(c.paths_, options.start_wait);
+    if (!pid) return pid.error();
+  }
+  return c;
+}
+
+bool DaemonClient::Alive() {
+  net::UnixHttpClientOptions o;
+  o.socket_path = paths_.socket_path;
+  o.connect_timeout = 500 * core::kNsPerMs;
+  o.read_timeout = 2 * core::kNsPerSec;
+  net::HttpRequest req;
+  req.path = "/v1/health";
+  auto r = net::HttpCall(o, req);
+  return r && r->status == 200;
+}
+
+core::Result<std::string> DaemonClient::Call(std::string method, std::string path, std::string body) {
+  net::UnixHttpClientOptions o;
+  o.socket_path = paths_.socket_path;
+  o.read_timeout = options_.call_timeout;
+  net::HttpRequest req;
+  req.method = std::move(method);
+  req.path = std::move(path);
+  if (!body.empty()) {
+    req.content_type = "application/json";
+    req.body = std::move(body);
+  }
+  auto r = net::HttpCall(o, req);
+  if (!r) {
+    if (r.error().code == core::Err::kDaemonUnreachable) return Unreachable(paths_.socket_path, r.error().message);
+    return r.error();
+  }
+  if (r->status < 200 || r->status >= 300) return net::ApiErrorFromResponse(*r);
+  return std::move(r->body);
+}
+
+core::Status DaemonClient::Stream(const std::string& path, core::TimeNs idle_timeout,
+                                  const std::function<bool(std::string_view)>& on_line) {
+  auto fdr = net::ConnectUnixSocket(paths_.socket_path);
+  if (!fdr) return Unreachable(paths_.socket_path, fdr.error().message);
+  net::UniqueFd fd(*fdr);
+  auto wait = [&](short ev, core::TimeNs timeout) -> bool {
+    pollfd p{fd.get(), ev, 0};
+    int ms = static_cast<int>(timeout / core::kNsPerMs);
+    int rc;
+    do rc = ::poll(&p, 1, ms); while (rc < 0 && errno == EINTR);
+    return rc > 0;
+  };
+  if (!wait(POLLOUT, core::kNsPerSec)) return Unreachable(paths_.socket_path, "connect timed out");
+  net::HttpRequest req;
+  req.path = path;
+  std::string wire = net::FormatHttpRequest(req);
+  if (::send(fd.get(), wire.data(), wire.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(wire.size()))
+    return Unreachable(paths_.socket_path, std::string("send: ") + std::strerror(errno));
+  std::string buf, body;
+  bool in_body = false, chunked = false;
+  net::HttpResponseParser head_parser;
+  int status = 0;
+  char tmp[65536];
+  std::string pending;  // decoded body bytes not yet split into lines
+  size_t chunk_left = 0;
+  bool chunk_crlf = false;
+  while (true) {
+    if (!wait(POLLIN, idle_timeout))
+      return core::MakeError(core::Err::kDaemonUnreachable, "agtmuxd stopped sending (no data for " +
+                                                                std::to_string(idle_timeout / core::kNsPerSec) + " s)");
+    ssize_t n = ::recv(fd.get(), tmp, sizeof tmp, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    if (n <= 0) {
+      if (!in_body) return Unreachable(paths_.socket_path, "connection closed before a response");
+      if (!pending.empty()) on_line(pending);
+      return core::MakeError(core::Err::kDaemonUnreachable, "the watch stream was cut off");
+    }
+    buf.append(tmp, static_cast<size_t>(n));
+    if (!in_body) {
+      size_t end = buf.find("\r\n\r\n");
+      if (end == std::string::npos) continue;
+      std::string head = buf.substr(0, end + 4);
+      buf.erase(0, end + 4);
+      status = std::atoi(head.c_str() + head.find(' ') + 1);
+      std::string lower;
+      for (char c : head) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      chunked = lower.find("transfer-encoding: chunked") != std::string::npos;
+      in_body = true;
+      if (status != 200) {
+        // An error answer: read its Content-Length body, then report it.
+        net::HttpResponseParser p;
+        auto st = p.Feed(head + buf);
+        while (st == net::HttpResponseParser::Status::kNeedMore && wait(POLLIN, 2 * core::kNsPerSec)) {
+          ssize_t m = ::recv(fd.get(), tmp, sizeof tmp, 0);
+          if (m <= 0) break;
+          st = p.Feed(std::string_view(tmp, static_cast<size_t>(m)));
+        }
+        return net::ApiErrorFromResponse(p.response());
+      }
+    }
+    // Decode chunks into `pending`, then hand over complete lines.
+    while (!buf.empty()) {
+      if (!chunked) {
+        pending += buf;
+        buf.clear();
+        break;
+      }
+      if (chunk_crlf) {
+        if (buf.size() < 2) break;
+        buf.erase(0, 2);
+        chunk_crlf = false;
+        continue;
+      }
+      if (chunk_left == 0) {
+        size_t eol = buf.find("\r\n");
+        if (eol == std::string::npos) break;
+        chunk_left = std::strtoul(buf.substr(0, eol).c_str(), nullptr, 16);
+        buf.erase(0, eol + 2);
+        if (chunk_left == 0) {
+          if (!pending.empty()) on_line(pending);
+          return core::Ok();  // the daemon ended the stream
+        }
+        continue;
+      }
+      size_t take = std::min(chunk_left, buf.size());
+      pending.append(buf, 0, take);
+      buf.erase(0, take);
+      chunk_left -= take;
+      if (chunk_left == 0) chunk_crlf = true;
+    }
+    size_t nl;
+    while ((nl = pending.find('\n')) != std::string::npos) {
+      std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      if (!line.empty() && !on_line(line)) return core::Ok();
+    }
+  }
+}
+
+int ReportError(const core::Error& error) {
+  std::fprintf(stderr, "agtmux: %s\n", error.ToString().c_str());
+  if (error.code == core::Err::kDaemonUnreachable) {
+    std::fprintf(stderr, "agtmux: start the daemon with `agtmux daemon start` (or run `agtmuxd` in a terminal)\n");
+    return 3;
+  }
+  return 1;
+}
+
+}  // namespace agt::cli

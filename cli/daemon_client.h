@@ -1,0 +1,61 @@
+// The CLI's side of the daemon API: finding the socket, starting agtmuxd on
+// demand when nothing answers (like tmux starts its server), plain calls,
+// and the line stream of GET /v1/watch. Errors carry the spec's codes; an
+// unreachable daemon is E_DAEMON_UNREACHABLE with a hint to start it.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libagtcore/net/http_message.h"
+#include "libagtcore/paths.h"
+#include "libagtcore/result.h"
+#include "libagtcore/state.h"
+
+namespace agt::cli {
+
+struct ClientOptions {
+  bool autostart = true;                          // start agtmuxd when it does not answer
+  core::TimeNs start_wait = 3 * core::kNsPerSec;  // how long to wait for a started daemon
+  core::TimeNs call_timeout = 10 * core::kNsPerSec;
+};
+
+/// The agtmuxd binary: next to this executable (/proc/self/exe), else PATH.
+core::Result<std::string> FindDaemonBinary();
+
+/// Forks and execs agtmuxd detached (setsid, stdio to /dev/null), then
+/// waits until its socket answers. Returns the daemon's pid.
+core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait);
+
+class DaemonClient {
+ public:
+  /// Resolves the paths; with autostart, starts the daemon if needed.
+  static core::Result<DaemonClient> Open(const ClientOptions& options);
+
+  /// One call; a non-2xx answer becomes its API error.
+  core::Result<std::string> Call(std::string method, std::string path, std::string body = "");
+  /// GET /v1/health answered?
+  bool Alive();
+  /// Reads a chunked line stream; `on_line` returns false to stop early.
+  /// `idle_timeout`: no byte for that long = the daemon is gone.
+  core::Status Stream(const std::string& path, core::TimeNs idle_timeout,
+                      const std::function<bool(std::string_view line)>& on_line);
+
+  const core::Paths& paths() const { return paths_; }
+
+ private:
+  DaemonClient(core::Paths paths, ClientOptions options) : paths_(std::move(paths)), options_(options) {}
+  core::Paths paths_;
+  ClientOptions options_;
+};
+
+/// Builds "?a=x&b=y" from pairs, percent-encoding values; empty values skipped.
+std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params);
+
+/// Prints "agtmux: E_CODE: message" (and, for an unreachable daemon, how to
+/// start it) to stderr; returns the exit status for that error.
+int ReportError(const core::Error& error);
+
+}  // namespace agt::cli

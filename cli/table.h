@@ -1,0 +1,53 @@
+// Human tables for the CLI: columns aligned by display width (utf8proc), so
+// CJK and emoji session names line up; colour (ANSI) only when stdout is a
+// terminal and NO_COLOR is unset.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libagtcore/state.h"
+
+namespace agt::cli {
+
+/// Terminal columns `s` takes: wide (CJK, emoji) glyphs count 2, combining
+/// marks 0; invalid UTF-8 bytes count 1 each.
+int DisplayWidth(std::string_view s);
+/// `s` cut to at most `width` columns, with "…" when cut.
+std::string TruncateToWidth(std::string_view s, int width);
+
+/// True when stdout is a terminal and NO_COLOR is not set.
+bool ColorEnabled();
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> headers);
+  /// `colors`: an ANSI SGR code per cell ("" for none), e.g. "33" yellow.
+  void AddRow(std::vector<std::string> cells, std::vector<std::string> colors = {});
+  /// Caps a column's width (longer cells are truncated); 0 = no cap.
+  void SetMaxWidth(size_t column, int width);
+  /// Renders; the last column is not padded.
+  std::string Render(bool color) const;
+  size_t rows() const { return rows_.size(); }
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<std::vector<std::string>> colors_;
+  std::vector<int> max_;
+};
+
+/// The SGR colour for a state name ("" when none).
+std::string StateColor(std::string_view state);
+
+/// The human table of API items of `scope` (panes|windows|sessions), the
+/// shape /v1/panes and the watch stream carry. Ages are measured to `now`.
+std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& items, core::TimeNs now,
+                             bool color, bool agent_summary);
+/// "3 agent panes: 1 waiting_approval, 2 running" from a `summary` object.
+std::string SummaryLine(const rapidjson::Value& summary);
+
+}  // namespace agt::cli
