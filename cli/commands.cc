@@ -12,6 +12,7 @@ CommandSpec ListCommand();
 CommandSpec StatusLineCommand();
 CommandSpec TargetCommand();
 CommandSpec WatchCommand();
+CommandSpec SetupCommand();
 CommandSpec WrapCommand();
 }  // namespace agt::cli
 
@@ -43,6 +44,7 @@ const std::vector<CommandSpec>& Commands() {
       StatusLineCommand(),
       TargetCommand(),
       DaemonCommand(),
+      SetupCommand(),
       WrapCommand(),
   };
   return table;

@@ -1,0 +1,290 @@
+// The merge rules of `agtmux setup` on realistic settings files: user
+// configuration survives byte for byte, setup is idempotent, remove takes
+// out exactly what setup added, malformed files are refused with a position.
+#include "cli/setup_config.h"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <toml++/toml.h>
+
+namespace agt::cli {
+namespace {
+
+// A settings.json as Claude Code writes it (JSON.stringify, 2 spaces), with
+// the user's own hooks and other keys.
+const char* kClaudeSettings = R"JSON({
+  "model": "opus",
+  "permissions": {
+    "allow": [
+      "Bash(npm test:*)"
+    ]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "~/bin/audit-bash.sh"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send 'Claude finished'"
+          }
+        ]
+      }
+    ]
+  },
+  "statusLine": {
+    "type": "command",
+    "command": "echo 日本語"
+  }
+})JSON";
+
+const std::string kCmd = "/usr/local/bin/agtmux hook claude";
+
+rapidjson::Document Parse(const std::string& s) {
+  rapidjson::Document d;
+  d.Parse(s.c_str());
+  EXPECT_FALSE(d.HasParseError()) << s;
+  return d;
+}
+
+int CountCommand(const rapidjson::Value& groups, const std::string& cmd) {
+  int n = 0;
+  for (const auto& g : groups.GetArray())
+    for (const auto& h : g["hooks"].GetArray())
+      if (h["command"].GetString() == cmd) ++n;
+  return n;
+}
+
+TEST(SetupClaudeTest, MergeKeepsUserConfigAndAddsEveryEvent) {
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, kClaudeSettings, "settings.json", kCmd);
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  auto doc = Parse(*merged);
+  EXPECT_STREQ(doc["model"].GetString(), "opus");
+  EXPECT_STREQ(doc["statusLine"]["command"].GetString(), "echo 日本語");
+  EXPECT_STREQ(doc["permissions"]["allow"][0].GetString(), "Bash(npm test:*)");
+  for (const std::string& ev : ClaudeHookEvents()) {
+    ASSERT_TRUE(doc["hooks"].HasMember(ev.c_str())) << ev;
+    EXPECT_EQ(CountCommand(doc["hooks"][ev.c_str()], kCmd), 1) << ev;
+  }
+  // The user's hooks are still there, first.
+  EXPECT_EQ(CountCommand(doc["hooks"]["PreToolUse"], "~/bin/audit-bash.sh"), 1);
+  EXPECT_STREQ(doc["hooks"]["PreToolUse"][0]["matcher"].GetString(), "Bash");
+  EXPECT_STREQ(doc["hooks"]["PreToolUse"][1]["matcher"].GetString(), "*");
+  EXPECT_EQ(CountCommand(doc["hooks"]["Stop"], "notify-send 'Claude finished'"), 1);
+  EXPECT_FALSE(doc["hooks"]["Stop"][1].HasMember("matcher"));
+}
+
+TEST(SetupClaudeTest, IdempotentAndRemoveRestoresBytes) {
+  auto once = MergeJsonHooks(JsonAgent::kClaude, kClaudeSettings, "s.json", kCmd);
+  ASSERT_TRUE(once.ok());
+  auto twice = MergeJsonHooks(JsonAgent::kClaude, *once, "s.json", kCmd);
+  ASSERT_TRUE(twice.ok());
+  EXPECT_EQ(*twice, *once);
+  auto removed = RemoveJsonHooks(JsonAgent::kClaude, *twice, "s.json");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, kClaudeSettings);
+  // Removing again changes nothing.
+  auto again = RemoveJsonHooks(JsonAgent::kClaude, *removed, "s.json");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, kClaudeSettings);
+}
+
+TEST(SetupClaudeTest, MovedBinaryIsUpdatedNotDuplicated) {
+  auto once = MergeJsonHooks(JsonAgent::kClaude, "{}\n", "s.json", "/old/agtmux hook claude");
+  ASSERT_TRUE(once.ok());
+  auto moved = MergeJsonHooks(JsonAgent::kClaude, *once, "s.json", kCmd);
+  ASSERT_TRUE(moved.ok());
+  auto doc = Parse(*moved);
+  EXPECT_EQ(CountCommand(doc["hooks"]["Stop"], kCmd), 1);
+  EXPECT_EQ(CountCommand(doc["hooks"]["Stop"], "/old/agtmux hook claude"), 0);
+}
+
+TEST(SetupClaudeTest, EmptyFileAndNoHooksRoundTrip) {
+  const std::string plain = "{\n  \"theme\": \"dark\"\n}\n";
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, plain, "s.json", kCmd);
+  ASSERT_TRUE(merged.ok());
+  auto removed = RemoveJsonHooks(JsonAgent::kClaude, *merged, "s.json");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, plain);
+  auto from_empty = MergeJsonHooks(JsonAgent::kClaude, "", "s.json", kCmd);
+  ASSERT_TRUE(from_empty.ok());
+  EXPECT_TRUE(Parse(*from_empty)["hooks"].HasMember("Stop"));
+}
+
+// A known limit, documented in docs/integrations.md: an event list that is
+// empty once agtmux's entries are gone is removed, even when the user had
+// created it empty before setup (nothing tells the two apart afterwards).
+TEST(SetupClaudeTest, AnEventListLeftEmptyGoes) {
+  const std::string with_empty = "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}";
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, with_empty, "s.json", kCmd);
+  ASSERT_TRUE(merged.ok());
+  auto removed = RemoveJsonHooks(JsonAgent::kClaude, *merged, "s.json");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, "{}");
+}
+
+TEST(SetupClaudeTest, MalformedJsonIsRefusedWithPosition) {
+  auto bad = MergeJsonHooks(JsonAgent::kClaude, "{\n  \"model\": \"opus\",\n  oops\n}", "/h/.claude/settings.json", kCmd);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, core::Err::kConfigInvalid);
+  EXPECT_NE(bad.error().message.find("/h/.claude/settings.json:3:"), std::string::npos)
+      << bad.error().message;
+  auto commented = MergeJsonHooks(JsonAgent::kGemini, "{\n  // mine\n  \"a\": 1\n}", "g.json", kCmd);
+  ASSERT_FALSE(commented.ok());
+  EXPECT_NE(commented.error().message.find("comments"), std::string::npos);
+  auto not_object = MergeJsonHooks(JsonAgent::kClaude, "[1]", "s.json", kCmd);
+  ASSERT_FALSE(not_object.ok());
+  auto bad_hooks = MergeJsonHooks(JsonAgent::kClaude, R"({"hooks": []})", "s.json", kCmd);
+  ASSERT_FALSE(bad_hooks.ok());
+  EXPECT_NE(bad_hooks.error().message.find("\"hooks\""), std::string::npos);
+  auto trailing = MergeJsonHooks(JsonAgent::kClaude, "{} x", "s.json", kCmd);
+  ASSERT_FALSE(trailing.ok());
+}
+
+TEST(SetupGeminiTest, MergeAndRemove) {
+  const std::string settings =
+      "{\n  \"security\": {\n    \"auth\": {\n      \"selectedType\": \"gemini-api-key\"\n    }\n  }\n}\n";
+  const std::string cmd = "/usr/bin/agtmux hook gemini";
+  auto merged = MergeJsonHooks(JsonAgent::kGemini, settings, "settings.json", cmd);
+  ASSERT_TRUE(merged.ok());
+  auto doc = Parse(*merged);
+  for (const std::string& ev : GeminiHookEvents())
+    EXPECT_EQ(CountCommand(doc["hooks"][ev.c_str()], cmd), 1) << ev;
+  EXPECT_STREQ(doc["hooks"]["BeforeTool"][0]["matcher"].GetString(), "*");
+  EXPECT_STREQ(doc["hooks"]["BeforeTool"][0]["hooks"][0]["name"].GetString(), "agtmux");
+  // A Claude command is not Gemini's.
+  auto removed_claude = RemoveJsonHooks(JsonAgent::kClaude, *merged, "settings.json");
+  ASSERT_TRUE(removed_claude.ok());
+  EXPECT_EQ(*removed_claude, *merged);
+  auto removed = RemoveJsonHooks(JsonAgent::kGemini, *merged, "settings.json");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, settings);
+}
+
+// --- Codex ---------------------------------------------------------------
+
+const char* kCodexConfig =
+    "# my codex config\n"
+    "model = \"gpt-5\"  # the model\n"
+    "notify = [\"notify-send-wrapper\", \"--urgent\"]\n"
+    "\n"
+    "[model_providers.local]\n"
+    "base_url = \"http://127.0.0.1:9/v1\"\n"
+    "wire_api = \"responses\"\n";
+
+const std::vector<std::string> kArgv = {"/usr/bin/agtmux", "hook", "codex-notify"};
+
+toml::table ParseToml(const std::string& s) {
+  try {
+    return toml::parse(s);
+  } catch (const toml::parse_error& e) {
+    ADD_FAILURE() << "not valid TOML: " << e.description() << "\n" << s;
+    return {};
+  }
+}
+
+std::vector<std::string> Strings(const toml::node* n) {
+  std::vector<std::string> out;
+  if (!n || !n->as_array()) return out;
+  for (const auto& v : *n->as_array()) out.push_back(v.value_or<std::string>(""));
+  return out;
+}
+
+TEST(SetupCodexTest, ChainsTheUsersNotifyAndAddsTuiSettings) {
+  auto merged = MergeCodexConfig(kCodexConfig, "config.toml", kArgv, nullptr);
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  auto t = ParseToml(merged->text);
+  EXPECT_EQ(Strings(t.get("notify")),
+            (std::vector<std::string>{"/usr/bin/agtmux", "hook", "codex-notify", "--chain",
+                                      "notify-send-wrapper", "--urgent"}));
+  EXPECT_EQ(Strings(t["tui"]["notifications"].node()),
+            (std::vector<std::string>{"agent-turn-complete", "approval-requested"}));
+  EXPECT_EQ(t["tui"]["notification_method"].value_or<std::string>(""), "osc9");
+  EXPECT_EQ(t["tui"]["notification_condition"].value_or<std::string>(""), "always");
+  EXPECT_EQ(t["model_providers"]["local"]["wire_api"].value_or<std::string>(""), "responses");
+  // Comments and the rest stay byte for byte.
+  EXPECT_EQ(merged->text.rfind("# my codex config\nmodel = \"gpt-5\"  # the model\n", 0), 0u);
+  EXPECT_NE(merged->text.find("[model_providers.local]\nbase_url = \"http://127.0.0.1:9/v1\"\n"),
+            std::string::npos);
+}
+
+TEST(SetupCodexTest, IdempotentAndRemoveRestoresBytes) {
+  auto once = MergeCodexConfig(kCodexConfig, "config.toml", kArgv, nullptr);
+  ASSERT_TRUE(once.ok());
+  auto twice = MergeCodexConfig(once->text, "config.toml", kArgv, &once->record);
+  ASSERT_TRUE(twice.ok());
+  EXPECT_EQ(twice->text, once->text);
+  // The record survives its JSON form.
+  auto record = CodexSetupRecord::FromJson(twice->record.ToJson());
+  ASSERT_TRUE(record.ok());
+  auto removed = RemoveCodexConfig(twice->text, "config.toml", *record);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, kCodexConfig);
+}
+
+TEST(SetupCodexTest, NoNotifyGoesBeforeTheFirstTable) {
+  const std::string cfg =
+      "model = \"o3\"\n\n[tui]\nnotification_method = \"bel\"\n\n[projects.\"/w\"]\ntrust_level = \"trusted\"\n";
+  auto merged = MergeCodexConfig(cfg, "c.toml", kArgv, nullptr);
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  auto t = ParseToml(merged->text);
+  EXPECT_EQ(Strings(t.get("notify")), kArgv);
+  EXPECT_EQ(t["tui"]["notification_method"].value_or<std::string>(""), "osc9");
+  EXPECT_EQ(t["projects"]["/w"]["trust_level"].value_or<std::string>(""), "trusted");
+  auto removed = RemoveCodexConfig(merged->text, "c.toml", merged->record);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, cfg);  // "bel" is back, inserted lines gone
+}
+
+TEST(SetupCodexTest, EmptyFileRoundTrip) {
+  auto merged = MergeCodexConfig("", "c.toml", kArgv, nullptr);
+  ASSERT_TRUE(merged.ok());
+  auto t = ParseToml(merged->text);
+  EXPECT_EQ(Strings(t.get("notify")), kArgv);
+  auto removed = RemoveCodexConfig(merged->text, "c.toml", merged->record);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, "");
+}
+
+TEST(SetupCodexTest, UserChangeAfterSetupIsLeftAlone) {
+  auto merged = MergeCodexConfig(kCodexConfig, "c.toml", kArgv, nullptr);
+  ASSERT_TRUE(merged.ok());
+  std::string edited = merged->text;
+  size_t at = edited.find("\"osc9\"");
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, 6, "\"bel\"");
+  auto removed = RemoveCodexConfig(edited, "c.toml", merged->record);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_NE(removed->find("notification_method = \"bel\""), std::string::npos);
+  EXPECT_EQ(Strings(ParseToml(*removed).get("notify")),
+            (std::vector<std::string>{"notify-send-wrapper", "--urgent"}));
+}
+
+TEST(SetupCodexTest, MalformedTomlIsRefusedWithPosition) {
+  auto bad = MergeCodexConfig("model = \"x\"\nnotify = [\"a\",\n[tui]\n", "/h/.codex/config.toml",
+                              kArgv, nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, core::Err::kConfigInvalid);
+  EXPECT_NE(bad.error().message.find("/h/.codex/config.toml:"), std::string::npos)
+      << bad.error().message;
+  auto not_array = MergeCodexConfig("notify = \"x\"\n", "c.toml", kArgv, nullptr);
+  ASSERT_FALSE(not_array.ok());
+  EXPECT_NE(not_array.error().message.find("notify"), std::string::npos);
+  auto inline_tui = MergeCodexConfig("tui = { notifications = false }\n", "c.toml", kArgv, nullptr);
+  ASSERT_FALSE(inline_tui.ok());
+  EXPECT_NE(inline_tui.error().message.find("inline"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agt::cli
