@@ -92,6 +92,8 @@ class Session {
   // Helpers.
   void Output(const char* data, size_t n);
   void SendInput(const char* data, size_t n);
+  void QueueInput(const char* data, size_t n);
+  void SuspendJob();
   void UpdatePollMaster();
   void Resize();
   void ArmAnalysis();
@@ -121,6 +123,7 @@ class Session {
   std::string pending_input_;   // bytes not yet accepted by the PTY
   bool eof_pending_ = false;    // stdin ended: send VEOF once the input is out
   char last_input_byte_ = '\n';
+  pid_t suspended_pgrp_ = 0;    // the child's job we stopped with ourselves
 
   uv_poll_t master_poll_{};
   uv_poll_t stdin_poll_{};
@@ -279,8 +282,34 @@ void Session::OnMasterWritable() {
 
 void Session::SendInput(const char* data, size_t n) {
   const core::TimeNs now = Mono();
+  // A resize that tmux applied before this input must reach the child
+  // before it, as it would without the wrapper; SIGWINCH may still be on
+  // its way through the loop, so check the size now (one ioctl).
+  if (stdin_tty_) Resize();
   if (recorder_) recorder_->Input(now, std::string_view(data, n));
   pipeline_->OnInput(now);
+  // The child runs in its own session, an orphaned process group for the
+  // kernel, which discards a terminal-generated SIGTSTP: the suspend key
+  // would do nothing. So when the child's PTY has ISIG on, the wrapper
+  // acts as the line discipline: the key suspends the whole job.
+  if (stdin_tty_) {
+    termios t{};
+    if (::tcgetattr(master_, &t) == 0 && (t.c_lflag & ISIG) &&
+        t.c_cc[VSUSP] != _POSIX_VDISABLE) {
+      const void* hit = std::memchr(data, t.c_cc[VSUSP], n);
+      if (hit != nullptr) {
+        const size_t i = static_cast<size_t>(static_cast<const char*>(hit) - data);
+        if (i > 0) QueueInput(data, i);
+        SuspendJob();
+        if (i + 1 < n) SendInput(data + i + 1, n - i - 1);
+        return;
+      }
+    }
+  }
+  QueueInput(data, n);
+}
+
+void Session::QueueInput(const char* data, size_t n) {
   last_input_byte_ = data[n - 1];
   if (pending_input_.empty()) {
     const ssize_t w = ::write(master_, data, n);
@@ -291,6 +320,15 @@ void Session::SendInput(const char* data, size_t n) {
     pending_input_.append(data, n);
   }
   UpdatePollMaster();
+}
+
+void Session::SuspendJob() {
+  if (child_done_) return StopSelf();
+  pid_t pgrp = ::tcgetpgrp(master_);
+  if (pgrp <= 0) pgrp = pid_;
+  ::kill(-pgrp, SIGSTOP);
+  suspended_pgrp_ = pgrp;
+  StopSelf();
 }
 
 void Session::OnStdinReadable() {
@@ -312,8 +350,8 @@ void Session::Resize() {
   if (!GetTerminalSize(STDIN_FILENO, &rows, &cols) &&
       !GetTerminalSize(STDOUT_FILENO, &rows, &cols))
     return;
+  if (rows == rows_ && cols == cols_) return;  // we alone size the PTY
   if (master_open_) SetPtySize(master_, rows, cols);
-  if (rows == rows_ && cols == cols_) return;
   rows_ = rows;
   cols_ = cols;
   pipeline_->OnResize(rows, cols);
@@ -327,7 +365,11 @@ void Session::StopSelf() {
   ::kill(::getpid(), SIGSTOP);
   term_.Reapply();
   Resize();
-  if (!child_done_) ::kill(pid_, SIGCONT);
+  if (!child_done_) {
+    if (suspended_pgrp_ > 0) ::kill(-suspended_pgrp_, SIGCONT);
+    ::kill(pid_, SIGCONT);
+  }
+  suspended_pgrp_ = 0;
 }
 
 void Session::OnSignal(int sig) {
@@ -337,10 +379,9 @@ void Session::OnSignal(int sig) {
     case SIGWINCH:
       return Resize();
     case SIGTSTP:
-      // Someone asked the wrapper to stop: the child stops too, and the
-      // child's stop report (SIGCHLD) is then ignored as already handled.
-      if (!child_done_) ::kill(pid_, SIGTSTP);
-      return StopSelf();
+      // Someone asked the wrapper to stop: the child's job stops too, and
+      // its stop report (SIGCHLD) is then ignored as already handled.
+      return SuspendJob();
     case SIGCONT:
       term_.Reapply();
       Resize();

@@ -3,6 +3,7 @@
 // and polling with a deadline.
 #pragma once
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,25 +23,6 @@ inline std::string AgtmuxBin() {
   return b ? b : "agtmux";
 }
 
-/// A fresh directory under $TMPDIR, removed (rm -rf) on destruction.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    path_ = std::string(base ? base : "/tmp") + "/agtmux-wrap-XXXXXX";
-    if (::mkdtemp(path_.data()) == nullptr) std::abort();
-  }
-  ~TempDir() {
-    std::string cmd = "rm -rf '" + path_ + "'";
-    if (std::system(cmd.c_str()) != 0) {
-    }
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
 /// Polls `pred` every 10 ms until it is true or `timeout_ms` passed.
 inline bool WaitFor(const std::function<bool()>& pred, int timeout_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -50,6 +32,25 @@ inline bool WaitFor(const std::function<bool()>& pred, int timeout_ms) {
   }
   return pred();
 }
+
+/// A fresh directory under $TMPDIR, removed (rm -rf) on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    path_ = std::string(base ? base : "/tmp") + "/agtmux-wrap-XXXXXX";
+    if (::mkdtemp(path_.data()) == nullptr) std::abort();
+  }
+  ~TempDir() {
+    // A process that just got SIGHUP may still be writing its spool: retry.
+    const std::string cmd = "rm -rf '" + path_ + "' 2>/dev/null";
+    WaitFor([&] { return std::system(cmd.c_str()) == 0; }, 2000);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 /// Starts a process with `env` added to ours; stdin from /dev/null unless
 /// `stdin_fd` is given.
