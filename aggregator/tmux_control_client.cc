@@ -6,9 +6,13 @@
 #include "aggregator/tmux_control_client.h"
 
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cstring>
 #include <vector>
+
+#include "libagtcore/net/unique_fd.h"
 
 extern char** environ;
 
@@ -91,7 +95,31 @@ void TmuxControlClient::Stop() {
 
 bool TmuxControlClient::connected() const { return conn_ && conn_->connected; }
 
+static bool ServerListening(const std::string& path) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (path.size() >= sizeof sa.sun_path) return true;  // let tmux report it
+  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  net::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return true;
+  return connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
+}
+
 void TmuxControlClient::Spawn() {
+  // `tmux -C attach` starts a server when none runs (it then exits at once,
+  // having no sessions): probe the socket first, which also saves a fork
+  // per retry while tmux is not running.
+  if (!ServerListening(options_.socket_path)) {
+    ++probes_;
+    uv_timer_start(
+        timer_,
+        [](uv_timer_t* t) {
+          auto* self = static_cast<TmuxControlClient*>(t->data);
+          if (self->running_ && !self->conn_) self->Spawn();
+        },
+        uint64_t(options_.probe_interval / core::kNsPerMs), 0);
+    return;
+  }
   Conn* c = new Conn;
   c->owner = this;
   uv_pipe_init(loop_, &c->in, 0);
@@ -159,7 +187,12 @@ void TmuxControlClient::OnData(Conn* c, std::string_view bytes) {
   c->parser.Feed(bytes);
   auto replies = c->parser.TakeReplies();
   auto notes = c->parser.TakeNotifications();
-  if (!c->connected && (!replies.empty() || !notes.empty())) {
+  // Attached once tmux names our session; a failed attach prints an
+  // %error block and %exit instead.
+  bool attached = false;
+  for (const auto& n : notes)
+    if (n.name == "session-changed") attached = true;
+  if (!c->connected && (attached || !replies.empty())) {
     c->connected = true;
     backoff_ = options_.reconnect_min;
     if (callbacks_.on_connected) callbacks_.on_connected();

@@ -5,9 +5,12 @@
 //
 // Attaching rather than creating a session leaves no visible state beyond
 // one more attached client (ignore-size keeps it out of window sizing).
-// With no server, or a server without sessions, the attach fails and the
-// client retries with backoff (reconnect_min doubling to reconnect_max), so
-// a server that starts later, or restarts, is picked up on its own.
+// While nothing listens on the socket the client only probes it (connect(),
+// no fork) every probe_interval: `tmux -C attach` would start a server.
+// When an attach fails (a server without sessions) it retries with backoff
+// (reconnect_min doubling to reconnect_max). So a server that starts later,
+// or restarts, is picked up on its own. Connected means attached: tmux
+// sent %session-changed (or answered a command).
 #pragma once
 
 #include <uv.h>
@@ -27,6 +30,9 @@ struct ControlClientOptions {
   std::string socket_path;  // -S; required
   core::TimeNs reconnect_min = 250 * core::kNsPerMs;
   core::TimeNs reconnect_max = 5 * core::kNsPerSec;
+  /// While nothing listens on the socket, how often to look (a connect()
+  /// on the socket, no fork).
+  core::TimeNs probe_interval = 500 * core::kNsPerMs;
 };
 
 class TmuxControlClient {
@@ -54,6 +60,8 @@ class TmuxControlClient {
   bool Send(const std::string& command, ReplyFn done);
   int64_t spawns() const { return spawns_; }
   int64_t commands_sent() const { return commands_; }
+  /// Socket probes that found no server (no process was started).
+  int64_t probes() const { return probes_; }
 
  private:
   struct Conn;
@@ -71,6 +79,7 @@ class TmuxControlClient {
   core::TimeNs backoff_ = 0;
   int64_t spawns_ = 0;
   int64_t commands_ = 0;
+  int64_t probes_ = 0;
 };
 
 }  // namespace agt::agg

@@ -110,7 +110,9 @@ TEST_F(CollectorTest, TopologyAppearsChangesAndDisappears) {
   }));
 
   tmux.Kill();
-  ASSERT_TRUE(loop.RunUntil([&] { return Last() && !Last()->server_running; })) << "server gone";
+  ASSERT_TRUE(loop.RunUntil([&] { return Last() && !Last()->server_running; }))
+      << "server gone; control connected=" << collector->control().connected()
+      << " spawns=" << collector->control().spawns();
   EXPECT_TRUE(Last()->panes.empty());
 }
 
@@ -141,7 +143,12 @@ TEST_F(CollectorTest, NoServerThenServerStarts) {
   EXPECT_FALSE(Last()->server_running);
   EXPECT_TRUE(Last()->panes.empty());
   EXPECT_TRUE(collector->Probe().ok());
-  loop.RunFor(300);
+  loop.RunFor(1200);
+  // Waiting for a server must not start one (`tmux -C attach` would), nor
+  // fork a tmux per retry: the socket is only probed.
+  EXPECT_FALSE(std::filesystem::exists(tmux.socket()));
+  EXPECT_EQ(collector->control().spawns(), 0);
+  EXPECT_GE(collector->control().probes(), 2);
   tmux.Must({"new-session", "-d", "-s", "late"});
   ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(1); }, 10000));
   EXPECT_EQ(Last()->panes[0].session_name, "late");
