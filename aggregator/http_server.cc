@@ -96,7 +96,7 @@ struct Conn {
   uv_stream_t* s() { return reinterpret_cast<uv_stream_t*>(&pipe); }
 
   void Write(std::string data) {
-    if (closing) return;
+    if (closing || close_after_write) return;  // nothing may follow a shutdown
     auto* w = new WriteReq;
     w->data = std::move(data);
     w->req.data = this;
@@ -161,9 +161,11 @@ class ConnStream final : public ChunkedStream {
     return conn_ != nullptr;
   }
   void End() override {
-    if (!conn_) return;
-    conn_->Write("0\r\n\r\n");
-    conn_->CloseAfterWrite();
+    if (!conn_ || ended_) return;
+    ended_ = true;
+    Conn* c = conn_;
+    c->Write("0\r\n\r\n");
+    if (conn_) c->CloseAfterWrite();  // Write may have closed (and detached) it
   }
   bool closed() const override { return conn_ == nullptr; }
   void OnClose(std::function<void()> cb) override { on_close_ = std::move(cb); }
@@ -178,6 +180,7 @@ class ConnStream final : public ChunkedStream {
 
  private:
   Conn* conn_;
+  bool ended_ = false;
   std::function<void()> on_close_;
 };
 
