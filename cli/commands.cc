@@ -14,6 +14,7 @@ CommandSpec TargetCommand();
 CommandSpec WatchCommand();
 CommandSpec SetupCommand();
 CommandSpec WrapCommand();
+CommandSpec PatternsCommand();
 }  // namespace agt::cli
 
 #include <CLI/CLI.hpp>
@@ -46,6 +47,7 @@ const std::vector<CommandSpec>& Commands() {
       DaemonCommand(),
       SetupCommand(),
       WrapCommand(),
+      PatternsCommand(),
   };
   return table;
 }

@@ -15,10 +15,16 @@ struct EvalState {
   const Menu* menu = nullptr;
 };
 
-std::string Shorten(std::string_view s, size_t max = 160) {
+// The end of a long region: the bottom of the screen is what rules care about.
+std::string Shorten(std::string_view s, size_t max = 240) {
   std::string out;
-  for (char c : s.substr(0, max)) out += c == '\n' ? '|' : c;
-  if (s.size() > max) out += "...";
+  if (s.size() > max) {
+    size_t from = s.size() - max;
+    while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
+    out = "...";
+    s = s.substr(from);
+  }
+  for (char c : s) out += c == '\n' ? '|' : c;
   return out;
 }
 
@@ -39,12 +45,16 @@ bool Eval(const Condition& c, const Region& inherited, EvalState& st, int depth,
                                               : ": no match in \"" + Shorten(text.text) + "\""));
       return false;
     }
-    std::string_view line = text.LineAt(m.begin());
+    // Evidence is the row where the match shows, not a blank row that a
+    // leading \s* reached back into.
+    size_t at = m.begin();
+    while (at < m.groups[0].second && (text.text[at] == '\n' || text.text[at] == ' ')) ++at;
+    std::string_view line = text.LineAt(at);
     Trace(st, depth, "ok   regex /" + c.regex->pattern() + "/ on " + where +
                          ": matched \"" + Shorten(line) + "\"");
     if (!negated && st.evidence.empty()) {
       st.evidence = std::string(line);
-      st.evidence_row = text.RowAt(m.begin());
+      st.evidence_row = text.RowAt(at);
     }
   }
   if (c.menu) {
