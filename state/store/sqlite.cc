@@ -115,9 +115,9 @@ Status Db::Exec(std::string_view sql) {
 }
 
 Result<Stmt> Db::Prepare(std::string_view sql) {
-  std::string key(sql);
-  auto it = cache_.find(key);
+  auto it = cache_.find(sql);  // no allocation on the hot path
   if (it == cache_.end()) {
+    std::string key(sql);
     sqlite3_stmt* s = nullptr;
     int rc = sqlite3_prepare_v3(db_.get(), key.data(), static_cast<int>(key.size()),
                                 SQLITE_PREPARE_PERSISTENT, &s, nullptr);

@@ -99,7 +99,11 @@ class Db {
   // Statements must be finalised before the connection closes: members are
   // destroyed in reverse order, so `cache_` (declared last) goes first.
   DbPtr db_;
-  std::unordered_map<std::string, StmtPtr> cache_;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, StmtPtr, Hash, std::equal_to<>> cache_;
 };
 
 /// BEGIN IMMEDIATE on construction via Begin(); ROLLBACK on destruction

@@ -10,6 +10,7 @@
 #include "state/store/store.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "state/store/event_row.h"
 #include "state/store/row_codec.h"
@@ -132,42 +133,98 @@ Status Store::CommitBatch(std::span<const Effects> batch, TimeNs now) {
   if (auto st = RequireWriter(); !st.ok()) return st;
   auto tx = sql::Transaction::Begin(*db_);
   if (!tx.ok()) return tx.error();
-  for (const Effects& fx : batch) {
-    if (auto st = WriteEffects(fx, now); !st.ok()) return st;  // ~Transaction rolls back
-  }
+  if (auto st = WriteBatch(batch, now); !st.ok()) return st;  // ~Transaction rolls back
   return tx->Commit();
 }
 
-Status Store::WriteEffects(const Effects& fx, TimeNs now) {
+namespace {
+
+// The newest value per key, in first-seen key order. Keyed rows of a batch
+// (states, cursors, candidates, runtimes, inbox, health) are upserts whose
+// last write wins inside the one transaction, so writing only the newest
+// gives the same rows with far fewer b-tree updates: a batch of 256 events
+// on 16 panes writes at most 16 state rows instead of 256.
+template <typename T>
+class Latest {
+ public:
+  void Put(std::string key, const T* value) {
+    auto [it, inserted] = index_.try_emplace(std::move(key), values_.size());
+    if (inserted) {
+      values_.push_back(value);
+    } else {
+      values_[it->second] = value;
+    }
+  }
+  const std::vector<const T*>& values() const { return values_; }
+
+ private:
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<const T*> values_;
+};
+
+std::string Key(std::string_view a, std::string_view b) {
+  std::string k;
+  k.reserve(a.size() + b.size() + 1);
+  k.append(a).push_back('\x1f');
+  k.append(b);
+  return k;
+}
+
+}  // namespace
+
+Status Store::WriteBatch(std::span<const Effects> batch, TimeNs now) {
+  Latest<Runtime> runtimes;
+  Latest<InboxEntry> inbox;
+  Latest<Cursor> cursors;
+  Latest<std::pair<Candidate, std::string>> candidates;
+  Latest<PaneState> states;
+  Latest<std::pair<std::string, TargetHealth>> health;
+  for (const Effects& fx : batch) {
+    for (const Runtime& r : fx.runtimes) runtimes.Put(r.runtime_id, &r);
+    for (const InboxEntry& e : fx.inbox) {
+      inbox.Put(Key(Key(e.event.target_id, e.event.pane_id),
+                    Key(core::SourceName(e.event.source), e.event.dedupe_key)),
+                &e);
+    }
+    for (const Cursor& c : fx.cursors) cursors.Put(Key(c.runtime_id, core::SourceName(c.source)), &c);
+    for (const auto& c : fx.candidates) {
+      candidates.Put(Key(c.second, core::SourceName(c.first.source)), &c);
+    }
+    for (const PaneState& st : fx.states) states.Put(Key(st.target_id, st.pane_id), &st);
+    for (const auto& h : fx.target_health) health.Put(h.first, &h);
+  }
   // Ended runtimes first: a pane's old runtime must leave the partial unique
   // index (ended_at IS NULL) before its successor enters it. Runtimes before
   // everything else, which refers to them by foreign key.
   for (bool ended : {true, false}) {
-    for (const Runtime& r : fx.runtimes) {
-      if ((r.ended_at != 0) != ended) continue;
-      if (auto st = WriteRuntime(r); !st.ok()) return st;
+    for (const Runtime* r : runtimes.values()) {
+      if ((r->ended_at != 0) != ended) continue;
+      if (auto st = WriteRuntime(*r); !st.ok()) return st;
     }
   }
-  if (fx.stored_event) {
-    if (auto st = WriteEvent(*fx.stored_event); !st.ok()) return st;
+  // Events are never upserts: every one is a new row.
+  for (const Effects& fx : batch) {
+    if (fx.stored_event) {
+      if (auto st = WriteEvent(*fx.stored_event); !st.ok()) return st;
+    }
+    for (const core::Event& e : fx.bound_events) {
+      if (auto st = WriteEvent(e); !st.ok()) return st;
+    }
   }
-  for (const core::Event& e : fx.bound_events) {
-    if (auto st = WriteEvent(e); !st.ok()) return st;
+  for (const InboxEntry* e : inbox.values()) {
+    if (auto st = WriteInbox(*e); !st.ok()) return st;
   }
-  for (const InboxEntry& e : fx.inbox) {
-    if (auto st = WriteInbox(e); !st.ok()) return st;
+  for (const Cursor* c : cursors.values()) {
+    if (auto st = WriteCursor(*c); !st.ok()) return st;
   }
-  for (const Cursor& c : fx.cursors) {
-    if (auto st = WriteCursor(c); !st.ok()) return st;
+  for (const auto* c : candidates.values()) {
+    if (auto st = WriteCandidate(c->first, c->second); !st.ok()) return st;
   }
-  for (const auto& [c, runtime_id] : fx.candidates) {
-    if (auto st = WriteCandidate(c, runtime_id); !st.ok()) return st;
+  for (const PaneState* s : states.values()) {
+    if (auto st = WriteState(*s); !st.ok()) return st;
   }
-  for (const PaneState& s : fx.states) {
-    if (auto st = WriteState(s); !st.ok()) return st;
-  }
-  for (const auto& [target, health] : fx.target_health) {
-    if (auto st = WriteHealth(target, health, now); !st.ok()) return st;
+  for (const auto* h : health.values()) {
+    if (auto st = WriteHealth(h->first, h->second, now); !st.ok()) return st;
   }
   return core::Ok();
 }

@@ -144,7 +144,7 @@ class Store {
 
  private:
   Store(StoreOptions options, std::unique_ptr<sql::Db> db);
-  core::Status WriteEffects(const Effects& fx, TimeNs now);
+  core::Status WriteBatch(std::span<const Effects> batch, TimeNs now);
   core::Status WriteEvent(const core::Event& e);
   core::Status WriteInbox(const InboxEntry& entry);
   core::Status WriteRuntime(const Runtime& r);
