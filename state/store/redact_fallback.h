@@ -3,8 +3,11 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+
+#include "libagtcore/redact.h"
 
 namespace agt::state {
 
@@ -16,5 +19,11 @@ using Redactor = std::function<std::string(std::string_view)>;
 /// of password/secret/token/api_key assignments (also inside identifiers such
 /// as DB_PASSWORD) with "[REDACTED:<kind>]".
 std::string FallbackRedact(std::string_view text);
+
+/// The pattern-driven redactor (patterns/redaction.toml) as the store's
+/// Redactor; what agtmuxd passes in StoreOptions::redact.
+inline Redactor PatternRedactor(std::shared_ptr<const core::Redactor> r) {
+  return [r = std::move(r)](std::string_view text) { return r->Redact(text); };
+}
 
 }  // namespace agt::state
