@@ -8,12 +8,38 @@
 
 #include <mutex>
 
+#include "libagtcore/redact.h"
+
 namespace agt::detect {
 namespace {
 
 using core::State;
 using core::TimeNs;
 using core::kNsPerMs;
+
+// Evidence and waiting detail leave the analyzer redacted (spec §3: "the
+// matched line, redacted"). The rules are the core's redaction.toml; when
+// they cannot be loaded the evidence is withheld rather than leaked.
+const core::Redactor* EvidenceRedactor() {
+  static std::once_flag once;
+  static std::unique_ptr<core::Redactor> redactor;
+  std::call_once(once, [] {
+    auto r = core::Redactor::LoadBuiltin();
+    if (r.ok()) redactor = std::make_unique<core::Redactor>(std::move(r).value());
+  });
+  return redactor.get();
+}
+
+void RedactSignal(core::Signal* s) {
+  const core::Redactor* r = EvidenceRedactor();
+  if (r == nullptr) {
+    if (!s->evidence.empty()) s->evidence = "[evidence withheld: redaction rules unavailable]";
+    return;
+  }
+  s->evidence = r->Redact(s->evidence);
+  s->detail.details = r->Redact(s->detail.details);
+  for (auto& c : s->detail.choices) c = r->Redact(c);
+}
 
 bool IsWaiting(State s) {
   return s == State::kWaitingApproval || s == State::kWaitingInput;
@@ -118,6 +144,7 @@ class PatternAnalyzer final : public Analyzer {
 
     last_ = cand;
     v.signal = cand;
+    RedactSignal(&v.signal);
     v.recheck_at = recheck > in.now ? recheck : 0;
     return v;
   }
@@ -149,7 +176,12 @@ class PatternAnalyzer final : public Analyzer {
       s.evidence = "output within " + std::to_string(opts_.activity_ms) + " ms";
       return s;
     }
-    if (best != nullptr) return FromMatch(*best);
+    if (best != nullptr && best->rule->hold && last_.state != State::kUnknown) {
+      core::Signal keep = last_;
+      keep.evidence = best->evidence;
+      return keep;
+    }
+    if (best != nullptr && !best->rule->hold) return FromMatch(*best);
     core::Signal s;
     s.state = State::kUnknown;
     s.reason_code = "no_rule_matched";

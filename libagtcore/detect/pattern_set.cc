@@ -216,12 +216,16 @@ Result<Rule> ParseRule(const toml::table& t, const Ctx& file_ctx,
   auto state = GetString(t, "state", ctx, true);
   if (!state.ok()) return state.error();
   auto st = core::ParseState(*state);
-  if (!st) return ctx.Fail("unknown state '" + *state + "'");
+  if (*state == "hold") {
+    rule.hold = true;
+    st = core::State::kUnknown;
+  }
+  if (!st) return ctx.Fail("unknown state '" + *state + "' (a canonical state, or \"hold\")");
   rule.state = *st;
   auto reason = GetString(t, "reason", ctx, false);
   if (!reason.ok()) return reason.error();
   rule.reason_code = *reason;
-  if (rule.state == core::State::kUnknown && rule.reason_code.empty())
+  if (rule.state == core::State::kUnknown && !rule.hold && rule.reason_code.empty())
     return ctx.Fail("a rule for state 'unknown' needs a 'reason'");
 
   auto region = GetString(t, "region", ctx, false, "whole_screen");

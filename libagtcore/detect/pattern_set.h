@@ -44,6 +44,10 @@ struct Rule {
   /// An idle rule matched right after running reports `completed` unless
   /// this is false (an interrupted or cancelled turn did not complete).
   bool completes = true;
+  /// `state = "hold"`: a screen that says nothing new about the agent's
+  /// state (an exit summary while the process winds down); the previous
+  /// verdict stands. Lowest precedence, like unknown.
+  bool hold = false;
   std::shared_ptr<const Regex> menu_footer;
   int line = 0;                          // where the rule starts in its file
 };

@@ -157,3 +157,59 @@ TEST(CreateAnalyzer, UnknownAgentUsesGenericAndNoLibraryIsUnsupported) {
 
 }  // namespace
 }  // namespace agt::detect
+
+namespace agt::detect {
+namespace {
+
+TEST(AnalyzerRedaction, EvidenceIsRedacted) {
+  auto lib = std::make_shared<PatternLibrary>();
+  auto set = ParsePatternSet(
+      "[[rule]]\nid = \"x.err\"\nstate = \"error\"\nreason = \"api_error\"\n"
+      "region = \"bottom_lines(2)\"\nregex = 'API Error'\n",
+      "x.toml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  set->name = "x";
+  lib->Put(std::move(set).value());
+  auto a = CreateAnalyzer(lib, "x");
+  Screen s;
+  s.lines = {"API Error: bad key sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"};
+  AnalyzerInput in;
+  in.screen = &s;
+  Verdict v = a->Analyze(in);
+  ASSERT_EQ(v.signal.state, core::State::kError);
+  EXPECT_EQ(v.signal.evidence.find("AAAAAAAAAAAAAAAAAAAA"), std::string::npos) << v.signal.evidence;
+  EXPECT_NE(v.signal.evidence.find("API Error"), std::string::npos) << v.signal.evidence;
+}
+
+}  // namespace
+}  // namespace agt::detect
+
+namespace agt::detect {
+namespace {
+
+TEST(AnalyzerHold, AHoldScreenKeepsThePreviousVerdict) {
+  auto lib = std::make_shared<PatternLibrary>();
+  auto set = ParsePatternSet(
+      "[[rule]]\nid = \"x.idle\"\nstate = \"idle\"\nregex = '^> '\n"
+      "[[rule]]\nid = \"x.bye\"\nstate = \"hold\"\nregex = 'Goodbye!'\n",
+      "x.toml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  set->name = "x";
+  lib->Put(std::move(set).value());
+  auto a = CreateAnalyzer(lib, "x");
+  Screen s;
+  AnalyzerInput in;
+  in.screen = &s;
+  s.lines = {"Goodbye!"};
+  EXPECT_EQ(a->Analyze(in).signal.state, core::State::kUnknown);  // nothing to hold yet
+  s.lines = {"> "};
+  EXPECT_EQ(a->Analyze(in).signal.state, core::State::kIdle);
+  s.lines = {"Goodbye!"};
+  Verdict v = a->Analyze(in);
+  EXPECT_EQ(v.signal.state, core::State::kIdle);
+  EXPECT_EQ(v.signal.rule_id, "x.idle");
+  EXPECT_EQ(v.signal.evidence, "Goodbye!");
+}
+
+}  // namespace
+}  // namespace agt::detect
