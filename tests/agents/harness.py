@@ -241,6 +241,8 @@ class Recorder:
         self.meta = os.path.join(self.run_dir, "meta.json")
         if self.args.recorder == "py":
             rec = [sys.executable, os.path.join(HERE, "ptyrec.py"), "--out", self.cast, "--meta", self.meta, "--"]
+        elif self.args.recorder == "none":
+            rec = []  # the agent itself is the pane's foreground process (hooks_e2e; nothing recorded)
         else:
             # agtmux wrap [--record FILE.cast] [--agent TYPE] <agent> [args...]; the agent's own
             # options pass through. AGTMUX_WRAP_ARGS (default --no-events) is added before.
@@ -262,8 +264,12 @@ class Recorder:
             f.write("%s() { %s \"$@\"; }\n" % (self.agent, " ".join(shlex.quote(x) for x in rec + agent_argv)))
         shell_env = ["env", "-i", "TERM=tmux-256color", "LANG=C.UTF-8", "HOME=" + self.home,
                      "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash"]
-        self.tmux.run("-u", "new-session", "-d", "-s", "lab", "-x", str(COLS), "-y", str(ROWS),
-                      " ".join(shlex.quote(x) for x in shell_env + ["bash", "--noprofile", "--rcfile", rc, "-i"]))
+        cmd = " ".join(shlex.quote(x) for x in shell_env + ["bash", "--noprofile", "--rcfile", rc, "-i"])
+        if getattr(self, "keep_tmux_env", False):
+            # hooks need $TMUX_PANE (and $TMUX) like in a user's pane: tmux's shell expands
+            # them before `env -i` clears everything else
+            cmd = cmd.replace("env -i ", 'env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ', 1)
+        self.tmux.run("-u", "new-session", "-d", "-s", "lab", "-x", str(COLS), "-y", str(ROWS), cmd)
         for opt in (("focus-events", "on"), ("status", "off"), ("default-terminal", "tmux-256color"),
                     ("history-limit", "5000")):
             self.tmux.run("set", "-g", *opt)
@@ -464,6 +470,10 @@ class Recorder:
         while time.monotonic() < end:
             m = self.read_meta()
             if m and "exit_mono" in m:
+                return True
+            if self.args.recorder == "none" and self.tmux.run(
+                    "display-message", "-p", "-t", self.tmux.target, "#{pane_current_command}",
+                    check=False).stdout.strip() == "bash":
                 return True
             if self.args.recorder == "agtmux" and self.cast_closed():
                 self.agtmux_exit_mono = time.monotonic()  # approximate: the shell prompt is back
