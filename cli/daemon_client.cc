@@ -91,6 +91,8 @@ core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
     ::dup2(null, 0);
     ::dup2(null, 1);
     ::dup2(err >= 0 ? err : null, 2);
+    // The daemon outlives us: it must not hold our caller's pipes open.
+    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
     ::execl(bin->c_str(), "agtmuxd", static_cast<char*>(nullptr));
     ::_exit(127);
   }

@@ -62,6 +62,7 @@ class TestEnv {
       dup2(null, 0);
       dup2(out_fd >= 0 ? out_fd : null, 1);
       dup2(err_fd >= 0 ? err_fd : null, 2);
+      for (int fd = 3; fd < 1024; ++fd) close(fd);  // no pipe end may outlive the run
       std::vector<char*> args, envp;
       for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
       args.push_back(nullptr);
