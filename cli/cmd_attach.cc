@@ -1,0 +1,77 @@
+// `agtmux attach <ref>`: brings the user to an agent pane. Inside tmux the
+// daemon switches this client (switch-client, select-window, select-pane);
+// outside it the daemon selects the pane and this process execs the
+// attach command it answered; for a remote target the command is printed.
+// The daemon checks freshness (snapshot, guards) before any of it.
+#include <CLI/CLI.hpp>
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "cli/command.h"
+#include "cli/daemon_client.h"
+
+namespace agt::cli {
+
+struct ActionGuards {
+  std::string if_runtime, if_state, if_updated_within, snapshot_id, request_ref;
+  bool force_stale = false;
+};
+void AddGuardFlags(CLI::App* sub, ActionGuards* g);
+core::Result<rapidjson::Document> PostAction(const std::string& type, rapidjson::Document& body,
+                                             const ActionGuards& g);
+rapidjson::Document ActionBody(const std::string& ref);
+std::string ResultString(const rapidjson::Document& d, const char* key);
+
+namespace {
+
+struct AttachArgs {
+  std::string ref;
+  bool print = false;
+  ActionGuards guards;
+};
+
+int RunAttach(const AttachArgs& a) {
+  rapidjson::Document body = ActionBody(a.ref);
+  auto& al = body.GetAllocator();
+  const char* tmux = std::getenv("TMUX");
+  if (tmux && *tmux && !a.print && isatty(STDIN_FILENO)) {
+    char* tty = ttyname(STDIN_FILENO);
+    if (tty) body.AddMember("client", rapidjson::Value(tty, al), al);
+  }
+  auto d = PostAction("attach", body, a.guards);
+  if (!d) return ReportError(d.error());
+  std::string mode = ResultString(*d, "mode");
+  if (mode == "switched") return 0;
+  std::vector<std::string> cmd;
+  for (const auto& v : (*d)["result"]["command"].GetArray()) cmd.emplace_back(v.GetString());
+  if (mode == "print" || a.print || !isatty(STDIN_FILENO)) {
+    std::string line;
+    for (const auto& c : cmd) line += (line.empty() ? "" : " ") + c;
+    std::printf("%s\n", line.c_str());
+    return 0;
+  }
+  std::vector<char*> argv;
+  for (auto& c : cmd) argv.push_back(c.data());
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  return ReportError(core::MakeError(core::Err::kIo, "cannot run " + cmd[0]));
+}
+
+}  // namespace
+
+CommandSpec AttachCommand() {
+  return {"attach", "Jump to an agent pane (switch this tmux client, or attach), freshness checked",
+          [](CLI::App* sub) -> Runner {
+            auto a = std::make_shared<AttachArgs>();
+            sub->add_option("ref", a->ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_flag("--print", a->print, "print the attach command instead of running it");
+            AddGuardFlags(sub, &a->guards);
+            return [a] { return RunAttach(*a); };
+          }};
+}
+
+}  // namespace agt::cli

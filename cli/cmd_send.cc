@@ -1,0 +1,232 @@
+// `agtmux send <ref>`: types into an agent pane through the daemon's action
+// path (POST /v1/actions/send) with the guard flags, and with --wait
+// dispatches and waits for the pane to finish or a pattern to match
+// (exit 0 success, 1 failure match, 124 timeout). Also holds the helpers
+// the other action commands share (PostAction, the guard flags).
+#include <CLI/CLI.hpp>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <thread>
+
+#include "cli/command.h"
+#include "cli/daemon_client.h"
+#include "libagtcore/detect/regex.h"
+#include "libagtcore/ids.h"
+#include "libagtcore/clock.h"
+#include "libagtcore/timefmt.h"
+
+namespace agt::cli {
+
+/// The guard flags every action takes.
+struct ActionGuards {
+  std::string if_runtime, if_state, if_updated_within, snapshot_id, request_ref;
+  bool force_stale = false;
+};
+
+void AddGuardFlags(CLI::App* sub, ActionGuards* g) {
+  sub->add_option("--if-runtime", g->if_runtime, "act only if the pane's runtime is this id");
+  sub->add_option("--if-state", g->if_state, "act only in these states (comma-separated)");
+  sub->add_option("--if-updated-within", g->if_updated_within, "act only if the state is this fresh (e.g. 30s)");
+  sub->add_option("--snapshot", g->snapshot_id, "check against this snapshot id (fails closed when it moved)");
+  sub->add_option("--request-ref", g->request_ref, "idempotency key (a replay returns the stored result)");
+  sub->add_flag("--force-stale", g->force_stale, "act even if the state moved since the snapshot");
+}
+
+/// POSTs /v1/actions/<type> with `body` plus the guards; the parsed answer.
+core::Result<rapidjson::Document> PostAction(const std::string& type, rapidjson::Document& body,
+                                             const ActionGuards& g) {
+  auto& a = body.GetAllocator();
+  auto put = [&](const char* k, const std::string& v) {
+    if (!v.empty()) body.AddMember(rapidjson::StringRef(k), rapidjson::Value(v.c_str(), a), a);
+  };
+  put("if_runtime", g.if_runtime);
+  put("if_state", g.if_state);
+  put("if_updated_within", g.if_updated_within);
+  put("snapshot_id", g.snapshot_id);
+  put("request_ref", g.request_ref.empty() ? core::NewUlid(core::SystemClock::Get().Now()) : g.request_ref);
+  if (g.force_stale) body.AddMember("force_stale", true, a);
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  body.Accept(w);
+  auto client = DaemonClient::Open({});
+  if (!client) return client.error();
+  auto r = client->Call("POST", "/v1/actions/" + type, std::string(sb.GetString(), sb.GetSize()));
+  if (!r) return r.error();
+  rapidjson::Document d;
+  d.Parse(r->c_str());
+  if (d.HasParseError() || !d.IsObject())
+    return core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer");
+  return d;
+}
+
+rapidjson::Document ActionBody(const std::string& ref) {
+  rapidjson::Document d(rapidjson::kObjectType);
+  d.AddMember("ref", rapidjson::Value(ref.c_str(), d.GetAllocator()), d.GetAllocator());
+  return d;
+}
+
+std::string ResultString(const rapidjson::Document& d, const char* key) {
+  if (!d.HasMember("result") || !d["result"].IsObject()) return "";
+  const auto& r = d["result"];
+  return r.HasMember(key) && r[key].IsString() ? r[key].GetString() : "";
+}
+
+namespace {
+
+struct SendArgs {
+  std::string ref, text;
+  bool read_stdin = false, paste = false, enter = false, allow_dangerous = false, json = false;
+  std::vector<std::string> keys;
+  ActionGuards guards;
+  bool wait = false;
+  std::string until, match, fail_match, timeout = "30s";
+};
+
+std::string ReadAll() {
+  return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+}
+
+core::Result<std::string> ViewOutput(const std::string& ref, int lines) {
+  rapidjson::Document b = ActionBody(ref);
+  b.AddMember("lines", lines, b.GetAllocator());
+  auto d = PostAction("view-output", b, {});
+  if (!d) return d.error();
+  return ResultString(*d, "output");
+}
+
+core::Result<std::string> PaneState(const std::string& ref) {
+  rapidjson::Document b = ActionBody(ref);
+  auto d = PostAction("snapshot", b, {});
+  if (!d) return d.error();
+  return std::string((*d)["state"].GetString());
+}
+
+/// The text after `before` in `after`: the output the send produced.
+std::string NewOutput(const std::string& before, const std::string& after) {
+  size_t common = 0;
+  while (common < before.size() && common < after.size() && before[common] == after[common]) ++common;
+  size_t start = after.rfind('\n', common == 0 ? 0 : common - 1);
+  return start == std::string::npos ? after : after.substr(start + 1);
+}
+
+int Wait(const SendArgs& a, const std::string& before) {
+  auto timeout = core::ParseDuration(a.timeout);
+  if (!timeout) return ReportError(core::MakeError(core::Err::kRequestInvalid, "--timeout: " + timeout.error().message));
+  std::optional<detect::Regex> ok_re, fail_re;
+  for (auto [pat, out, name] : {std::tuple{&a.match, &ok_re, "--match"}, std::tuple{&a.fail_match, &fail_re, "--fail-match"}}) {
+    if (pat->empty()) continue;
+    auto re = detect::Regex::Compile(*pat);
+    if (!re) return ReportError(core::MakeError(core::Err::kRequestInvalid, std::string(name) + ": " + re.error().message));
+    out->emplace(std::move(*re));
+  }
+  std::vector<std::string> until;
+  if (!a.until.empty()) until.push_back(a.until);
+  else if (!ok_re) until = {"completed", "idle", "waiting_input", "waiting_approval"};
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(*timeout);
+  bool left_idle = false;  // the agent has to start working before "idle" counts
+  std::string out;
+  while (true) {
+    auto full = ViewOutput(a.ref, 2000);
+    if (!full) return ReportError(full.error());
+    out = NewOutput(before, *full);
+    if (fail_re && fail_re->Search(out)) {
+      std::printf("%s\n", out.c_str());
+      return 1;
+    }
+    if (ok_re && ok_re->Search(out)) {
+      std::printf("%s\n", out.c_str());
+      return 0;
+    }
+    if (!until.empty()) {
+      auto st = PaneState(a.ref);
+      if (!st) return ReportError(st.error());
+      if (*st == "running") left_idle = true;
+      bool hit = std::find(until.begin(), until.end(), *st) != until.end();
+      if (hit && (left_idle || *st != "idle")) {
+        std::printf("%s\n", out.c_str());
+        return *st == "error" && a.until != "error" ? 1 : 0;
+      }
+    }
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  std::printf("%s\n", out.c_str());
+  std::fprintf(stderr, "agtmux: E_TIMEOUT: nothing matched within %s\n", a.timeout.c_str());
+  return 124;
+}
+
+int RunSend(SendArgs a) {
+  if (a.read_stdin) {
+    a.text = ReadAll();
+    while (!a.text.empty() && a.text.back() == '\n') a.text.pop_back();
+    a.paste = a.paste || a.text.find('\n') != std::string::npos;
+  }
+  std::string before;
+  if (a.wait) {
+    auto b = ViewOutput(a.ref, 2000);
+    if (!b) return ReportError(b.error());
+    before = *b;
+  }
+  rapidjson::Document body = ActionBody(a.ref);
+  auto& al = body.GetAllocator();
+  if (!a.text.empty()) body.AddMember("text", rapidjson::Value(a.text.c_str(), al), al);
+  if (a.paste) body.AddMember("paste", true, al);
+  if (a.enter) body.AddMember("enter", true, al);
+  if (a.allow_dangerous) body.AddMember("allow_dangerous", true, al);
+  if (!a.keys.empty()) {
+    rapidjson::Value keys(rapidjson::kArrayType);
+    for (const auto& k : a.keys) keys.PushBack(rapidjson::Value(k.c_str(), al), al);
+    body.AddMember("keys", keys, al);
+  }
+  auto d = PostAction("send", body, a.guards);
+  if (!d) return ReportError(d.error());
+  if (d->HasMember("result") && (*d)["result"].HasMember("policy")) {
+    const auto& p = (*d)["result"]["policy"];
+    std::fprintf(stderr, "agtmux: send policy %s: %s (%s)\n", p["level"].GetString(), p["rule"].GetString(),
+                 p["pattern"].GetString());
+  }
+  if (a.json) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    d->Accept(w);
+    std::printf("%s\n", sb.GetString());
+  } else if (!a.wait) {
+    std::printf("sent (action %s, delivery %s)\n", (*d)["action_id"].GetString(),
+                ResultString(*d, "delivery").c_str());
+  }
+  return a.wait ? Wait(a, before) : 0;
+}
+
+}  // namespace
+
+CommandSpec SendCommand() {
+  return {"send", "Type into an agent pane (literal text, stdin, keys), guarded; --wait for the result",
+          [](CLI::App* sub) -> Runner {
+            auto a = std::make_shared<SendArgs>();
+            sub->add_option("ref", a->ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_option("--text", a->text, "literal text (\"Enter\" is typed as text, not as a key)");
+            sub->add_flag("--stdin", a->read_stdin, "read the text from stdin (multi-line = one pasted message)");
+            sub->add_option("--key", a->keys, "a tmux key name (repeatable): Enter, C-c, Up, ...");
+            sub->add_flag("--enter", a->enter, "press Enter after the text (sent separately, after ~100 ms)");
+            sub->add_flag("--paste", a->paste, "paste the text (load-buffer + paste-buffer -p)");
+            sub->add_flag("--allow-dangerous", a->allow_dangerous, "send text the send policy blocks");
+            sub->add_flag("--json", a->json, "print the daemon's JSON answer");
+            sub->add_flag("--wait", a->wait, "wait for the agent to finish or a pattern to match");
+            sub->add_option("--until", a->until, "with --wait: the state to wait for (completed, idle, waiting_input, ...)");
+            sub->add_option("--match", a->match, "with --wait: success when the new output matches this regex");
+            sub->add_option("--fail-match", a->fail_match, "with --wait: failure (exit 1) when it matches this regex");
+            sub->add_option("--timeout", a->timeout, "with --wait: give up after this long (exit 124)");
+            AddGuardFlags(sub, &a->guards);
+            return [a] { return RunSend(*a); };
+          }};
+}
+
+}  // namespace agt::cli
