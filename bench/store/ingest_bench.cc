@@ -142,6 +142,13 @@ int main() {
   const int batched_events = 30000;
   std::printf("store ingest into a WAL file under %s, %d repetitions after a warm-up\n",
               std::filesystem::temp_directory_path().c_str(), kReps);
+  // The machine is shared: the load average says how far to trust the
+  // absolute figures; the ratios to bare SQLite are measured alongside.
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    char buf[128] = {0};
+    if (std::fgets(buf, sizeof buf, f) != nullptr) std::printf("load average: %s", buf);
+    std::fclose(f);
+  }
   // Warm-up: page cache, allocator, the first WAL.
   (void)StoreRun(MakeEffects(999, 500), kBatch, Durability::kNormal, "warmup.db");
 
