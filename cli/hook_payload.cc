@@ -123,7 +123,12 @@ std::optional<Signal> ClaudeSignal(const std::string& name, const rapidjson::Val
       return Make(State::kIdle, Confidence::kHigh, rule + ".idle_prompt", msg);
     return std::nullopt;  // auth_success and future types: recorded, no state
   }
-  if (name == "Stop") return Make(State::kCompleted, Confidence::kHigh, rule, "turn ended");
+  if (name == "Stop") {
+    // Claude 2.1.197 sends the answer's text as last_assistant_message.
+    std::string last = FirstLine(Str(p, "last_assistant_message"));
+    return Make(State::kCompleted, Confidence::kHigh, rule,
+                last.empty() ? "turn ended" : Truncate(last, 200));
+  }
   if (name == "SubagentStop")
     return Make(State::kRunning, Confidence::kMedium, rule, "subagent finished");
   if (name == "StopFailure") {
@@ -148,12 +153,39 @@ std::optional<Signal> ClaudeSignal(const std::string& name, const rapidjson::Val
   return std::nullopt;
 }
 
+// The approval type of a Gemini confirmation, from its details.type (or a
+// tool name, as older builds sent).
+std::string GeminiConfirmationType(const std::string& type, const std::string& tool) {
+  if (type == "exec") return "shell";
+  if (type == "edit") return "file_edit";
+  if (type == "mcp") return "mcp";
+  if (type == "info") return "network";
+  if (!tool.empty()) return ApprovalTypeForTool(tool);
+  return "tool";
+}
+
+// Codex 0.169.0 also calls notify when its internal session-title request
+// (a separate thread whose only input is the title instruction) completes,
+// about half a second before the user's turn ends: that is not the turn.
+bool IsCodexTitleTurn(const rapidjson::Value& doc) {
+  auto it = doc.FindMember("input-messages");
+  if (it == doc.MemberEnd() || !it->value.IsArray() || it->value.Size() != 1 ||
+      !it->value[0].IsString())
+    return false;
+  std::string_view first(it->value[0].GetString(), it->value[0].GetStringLength());
+  return first.starts_with("Generate a concise, single-line task title");
+}
+
 std::optional<Signal> GeminiSignal(const std::string& name, const rapidjson::Value& p) {
   const std::string rule = "gemini." + name;
   const std::string tool = Str(p, "tool_name");
   if (name == "BeforeAgent" || name == "BeforeModel" || name == "AfterModel")
     return Make(State::kRunning, Confidence::kHigh, rule, "agent turn running");
-  if (name == "AfterAgent") return Make(State::kCompleted, Confidence::kHigh, rule, "turn ended");
+  if (name == "AfterAgent") {
+    std::string answer = FirstLine(Str(p, "prompt_response"));
+    return Make(State::kCompleted, Confidence::kHigh, rule,
+                answer.empty() ? "turn ended" : Truncate(answer, 200));
+  }
   if (name == "BeforeTool" || name == "AfterTool") {
     std::string subject = ToolSubject(p);
     return Make(State::kRunning, Confidence::kHigh, rule,
@@ -164,12 +196,22 @@ std::optional<Signal> GeminiSignal(const std::string& name, const rapidjson::Val
     const std::string type = Str(p, "notification_type");
     const std::string msg = Truncate(Str(p, "message"), 200);
     if (type == "ToolPermission") {
+      // Gemini 0.61.0: details is the confirmation's own object, e.g.
+      // {"type":"exec","title":"Confirm Shell Command","command":"…","rootCommand":"…"};
+      // `type` is exec | edit | mcp | info (web fetch).
       Signal s = Make(State::kWaitingApproval, Confidence::kHigh, rule + ".ToolPermission", msg);
       auto d = p.FindMember("details");
-      std::string detail_tool = d != p.MemberEnd() ? Str(d->value, "toolName") : "";
-      if (detail_tool.empty() && d != p.MemberEnd()) detail_tool = Str(d->value, "type");
-      s.detail.approval_type = detail_tool.empty() ? "tool" : ApprovalTypeForTool(detail_tool);
-      s.detail.details = msg;
+      const rapidjson::Value empty(rapidjson::kObjectType);
+      const rapidjson::Value& det = d != p.MemberEnd() && d->value.IsObject() ? d->value : empty;
+      s.detail.approval_type = GeminiConfirmationType(Str(det, "type"), Str(det, "toolName"));
+      for (const char* key : {"command", "fileName", "filePath", "url", "serverName"}) {
+        std::string v = Str(det, key);
+        if (!v.empty()) {
+          s.detail.details = Truncate(FirstLine(v), 200);
+          break;
+        }
+      }
+      if (s.detail.details.empty()) s.detail.details = msg;
       return s;
     }
     return std::nullopt;
@@ -255,7 +297,10 @@ core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
       e.source = core::Source::kNotify;
       e.event_type = "codex." + type;
       identity = thread + ":" + turn + ":" + type;
-      if (type == "agent-turn-complete") {
+      if (type == "agent-turn-complete" && IsCodexTitleTurn(doc)) {
+        if (turn.empty()) return Invalid("codex notify payload has no string field \"turn-id\"");
+        e.event_type = "codex.title-turn-complete";  // recorded, no state
+      } else if (type == "agent-turn-complete") {
         if (turn.empty()) return Invalid("codex notify payload has no string field \"turn-id\"");
         std::string last = FirstLine(Str(doc, "last-assistant-message"));
         signal = Make(State::kCompleted, Confidence::kHigh, "codex.agent-turn-complete",
@@ -268,6 +313,12 @@ core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
       break;
     }
   }
+  // The hook's firing time orders one hook stream: a spooled event arrives
+  // late, and the engine's skew clamp (event_time replaced by ingested_at
+  // beyond skew_budget) would otherwise rank a drained SessionStart above
+  // the Stop that followed it. Hooks fire one after another, so the wall
+  // clock at firing is a sequence; it is not part of the dedupe key.
+  if (ctx.now > 0) e.source_seq = ctx.now;
   e.source_event_id = identity;
   e.dedupe_key = core::DeriveDedupeKey(e.source, identity, payload_hash, e.event_type);
   e.signal = signal;

@@ -373,8 +373,17 @@ class HooksE2E(unittest.TestCase):
                 self.assertIn(row["source"], ("HOOK", "PTY"), row)
         self.assertFalse(lab.warnings, lab.warnings)
         row = poll(lambda: state_is("completed"), 30, "completed (seen %s)" % seen[-5:])
-        self.assertEqual(row["source"], "HOOK", row)
         self.assertTrue(row.get("runtime_id"), row)
+        # Both sources report the turn's end; equal states go to the newer candidate
+        # (docs/precedence.md row 5), which is usually the PTY's idle prompt, so the
+        # SOURCE column may say PTY: the hook's opinion must be there, bound to the
+        # wrapper's runtime (AGTMUX_RUNTIME_ID), and agree.
+        ex = json.loads(lab.explain(pane))
+        self.assertEqual(ex["runtime"]["runtime_id"], row["runtime_id"])
+        hook = [c for c in ex["candidates"] if c["source"] == "hook"]
+        self.assertEqual(len(hook), 1, ex)
+        self.assertEqual((hook[0]["state"], hook[0]["rule_id"]), ("completed", "claude.Stop"), ex)
+        self.assertTrue(any(c["source"] == "wrapper" for c in ex["candidates"]), ex)
         self.assertEqual(lab.spool_events(), [])
         self.assertNotIn("refused", lab.hook_log())
         lab.step({"do": "exit"})
@@ -397,7 +406,13 @@ class HooksE2E(unittest.TestCase):
         self.assertEqual(ev["source"], "notify")
         self.assertEqual(ev["pane_id"], pane)
         self.assertEqual(signal_state(ev), "completed")
-        save_payloads("codex", [ev], "turns_completed", self.root)
+        # Codex also notifies when its session-title request completes (a separate
+        # thread, before the turn ends): recorded without a state
+        for e in events:
+            if e["event_type"] == "codex.title-turn-complete":
+                self.assertIsNone(e.get("signal"), e)
+        self.assertIn("README", ev["signal"]["evidence"], ev)
+        save_payloads("codex", events, "turns_completed", self.root)
         lab.start_daemon()
         poll(lambda: not lab.spool_events(), 30, "the spool to be drained")
         row = poll(lambda: (lambda r: r if r and r.get("state") == "completed" else None)(lab.pane_row(pane)),
@@ -428,8 +443,11 @@ class HooksE2E(unittest.TestCase):
         by = {e["event_type"]: e for e in events}
         self.assertEqual(signal_state(by["gemini.BeforeAgent"]), "running")
         self.assertEqual(signal_state(by["gemini.AfterAgent"]), "completed")
-        if "gemini.Notification" in by:
-            self.assertEqual(signal_state(by["gemini.Notification"]), "waiting_approval", by["gemini.Notification"])
+        # the approval: Notification(ToolPermission) with the confirmation's details
+        perm = by["gemini.Notification"]["signal"]
+        self.assertEqual(perm["state"], "waiting_approval", perm)
+        self.assertEqual(perm["detail"]["approval_type"], "shell", perm)
+        self.assertEqual(perm["detail"]["details"], "mkdir -p build/out && touch build/out/lab.txt", perm)
         keys = [e["dedupe_key"] for e in events]
         self.assertEqual(len(keys), len(set(keys)), keys)
         save_payloads("gemini", events, "shell_approved", self.root)

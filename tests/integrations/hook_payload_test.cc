@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
 #include "libagtcore/event_codec.h"
 
 namespace agt::cli {
@@ -192,6 +198,106 @@ TEST(HookPayloadTest, BadPayloadsNameTheProblem) {
   auto unbound = NormalizeHook(HookKind::kClaude, Claude("Stop"), nowhere);
   ASSERT_FALSE(unbound.ok());
   EXPECT_EQ(unbound.error().code, core::Err::kUnbound);
+}
+
+
+// ---- real payloads, recorded by tests/hooks_e2e/hooks_e2e.py --save-payloads
+// from Claude Code 2.1.197, Gemini CLI 0.61.0 and Codex 0.169.0 ------------------
+
+std::string FixtureDir() {
+  const char* d = std::getenv("AGTMUX_FIXTURES");
+  return d ? d : "tests/fixtures";
+}
+
+std::string ReadFixture(const std::string& rel) {
+  std::ifstream in(FixtureDir() + "/" + rel);
+  EXPECT_TRUE(in.good()) << "missing fixture " << FixtureDir() << "/" << rel;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(HookPayloadRealTest, ClaudeBashApprovalTurn) {
+  const std::string dir = "claude/2.1.197/hooks/shell_approved-";
+  struct Case {
+    const char* event;
+    State state;
+  } cases[] = {{"SessionStart", State::kIdle},      {"UserPromptSubmit", State::kRunning},
+               {"PreToolUse", State::kRunning},     {"PermissionRequest", State::kWaitingApproval},
+               {"PostToolUse", State::kRunning},    {"Stop", State::kCompleted}};
+  std::set<std::string> keys;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.event);
+    core::Event e = Must(HookKind::kClaude, ReadFixture(dir + c.event + ".json"));
+    EXPECT_EQ(e.event_type, std::string("claude.") + c.event);
+    ASSERT_TRUE(e.signal.has_value());
+    EXPECT_EQ(e.signal->state, c.state);
+    EXPECT_EQ(e.pane_id, "%7");
+    EXPECT_TRUE(keys.insert(e.dedupe_key).second) << "dedupe key repeats";
+  }
+  core::Event perm = Must(HookKind::kClaude, ReadFixture(dir + "PermissionRequest.json"));
+  EXPECT_EQ(perm.signal->detail.approval_type, "shell");
+  EXPECT_EQ(perm.signal->detail.details, "mkdir -p build/out && touch build/out/lab.txt");
+  // 2.1.197's PermissionRequest has no tool_use_id: the identity is the session + event
+  EXPECT_EQ(perm.source_event_id, "fb9a5ed3-a698-42ac-b8ac-9a788d575cdc:PermissionRequest");
+  core::Event pre = Must(HookKind::kClaude, ReadFixture(dir + "PreToolUse.json"));
+  EXPECT_EQ(pre.signal->evidence, "Bash: mkdir -p build/out && touch build/out/lab.txt");
+  EXPECT_EQ(pre.source_event_id, "fb9a5ed3-a698-42ac-b8ac-9a788d575cdc:PreToolUse:toolu_lab_2");
+  core::Event stop = Must(HookKind::kClaude, ReadFixture(dir + "Stop.json"));
+  EXPECT_EQ(stop.signal->evidence, "Created `build/out/lab.txt`. The output directory is ready.");
+}
+
+TEST(HookPayloadRealTest, GeminiShellApprovalTurn) {
+  const std::string dir = "gemini/0.61.0/hooks/shell_approved-";
+  struct Case {
+    const char* event;
+    State state;
+  } cases[] = {{"SessionStart", State::kIdle},     {"BeforeAgent", State::kRunning},
+               {"PreCompress", State::kRunning},   {"BeforeTool", State::kRunning},
+               {"Notification", State::kWaitingApproval}, {"AfterTool", State::kRunning},
+               {"AfterAgent", State::kCompleted}};
+  std::set<std::string> keys;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.event);
+    core::Event e = Must(HookKind::kGemini, ReadFixture(dir + c.event + ".json"));
+    ASSERT_TRUE(e.signal.has_value());
+    EXPECT_EQ(e.signal->state, c.state);
+    EXPECT_TRUE(keys.insert(e.dedupe_key).second) << "dedupe key repeats";
+  }
+  // The ToolPermission notification's details are the confirmation object:
+  // {"type":"exec","title":"Confirm Shell Command","command":…}
+  core::Event n = Must(HookKind::kGemini, ReadFixture(dir + "Notification.json"));
+  EXPECT_EQ(n.signal->rule_id, "gemini.Notification.ToolPermission");
+  EXPECT_EQ(n.signal->detail.approval_type, "shell");
+  EXPECT_EQ(n.signal->detail.details, "mkdir -p build/out && touch build/out/lab.txt");
+  EXPECT_EQ(n.signal->evidence, "Tool Confirm Shell Command requires execution");
+}
+
+TEST(HookPayloadRealTest, CodexNotifyIgnoresTheTitleTurn) {
+  const std::string dir = "codex/0.169.0/hooks/turns_completed-";
+  core::Event title = Must(HookKind::kCodexNotify, ReadFixture(dir + "title-turn-complete.json"));
+  EXPECT_EQ(title.event_type, "codex.title-turn-complete");
+  EXPECT_FALSE(title.signal.has_value()) << "the title request is not the user's turn";
+  core::Event turn = Must(HookKind::kCodexNotify, ReadFixture(dir + "agent-turn-complete.json"));
+  EXPECT_EQ(turn.event_type, "codex.agent-turn-complete");
+  ASSERT_TRUE(turn.signal.has_value());
+  EXPECT_EQ(turn.signal->state, State::kCompleted);
+  EXPECT_EQ(turn.source, core::Source::kNotify);
+  core::Event turn2 = Must(HookKind::kCodexNotify, ReadFixture(dir + "agent-turn-complete-2.json"));
+  ASSERT_TRUE(turn2.signal.has_value());
+  EXPECT_NE(turn2.dedupe_key, turn.dedupe_key);
+}
+
+TEST(HookPayloadTest, FiringTimeOrdersOneHookStream) {
+  HookContext early = PaneCtx(), late = PaneCtx();
+  late.now = early.now + 2 * core::kNsPerSec;
+  core::Event a = Must(HookKind::kClaude, Claude("SessionStart", R"("source":"startup")"), early);
+  core::Event b = Must(HookKind::kClaude, Claude("Stop"), late);
+  ASSERT_TRUE(a.source_seq && b.source_seq);
+  EXPECT_LT(*a.source_seq, *b.source_seq);
+  // the sequence is not identity: the same payload fired later is the same event
+  core::Event again = Must(HookKind::kClaude, Claude("Stop"), early);
+  EXPECT_EQ(again.dedupe_key, b.dedupe_key);
 }
 
 }  // namespace
