@@ -295,7 +295,13 @@ class HooksE2E(unittest.TestCase):
         self.assertTrue(any(c.endswith(" hook claude") for c in stop_cmds), stop_cmds)
 
         pane = lab.pane_id()
-        lab.run_steps(steps)
+        lab.run_steps(steps[:1])  # wait_ready
+        # Claude accepted the settings setup wrote (it shows a "Settings Error" dialog
+        # for an invalid one, e.g. an unknown hook event name)
+        screen = lab.screen_text()
+        for bad in ("Settings Error", "Invalid settings", "settings errors"):
+            self.assertNotIn(bad, screen)
+        lab.run_steps(steps[1:])
         # the daemon is down: every hook went to the spool
         events = poll(lambda: (lambda evs: evs if any(e["event_type"] == "claude.Stop" for e in evs) else None)(
             lab.spool_events()), 20, "claude.Stop in the spool")
@@ -430,7 +436,12 @@ class HooksE2E(unittest.TestCase):
         self.assertEqual(settings["security"]["auth"]["selectedType"], "gemini-api-key")
         self.assertIn("BeforeTool", settings["hooks"])
         pane = lab.pane_id()
-        lab.run_steps([s for s in sc["steps"] if s["do"] != "exit"])
+        steps = [s for s in sc["steps"] if s["do"] != "exit"]
+        lab.run_steps(steps[:1])  # wait_ready
+        # Gemini warns on screen about an event name it does not know ("Invalid hook
+        # event name: … Skipping.")
+        self.assertNotIn("Invalid hook", lab.screen_text())
+        lab.run_steps(steps[1:])
         events = poll(lambda: (lambda evs: evs if any(e["event_type"] == "gemini.AfterAgent" for e in evs)
                                else None)(lab.spool_events()),
                       30, "gemini.AfterAgent in the spool (hook.log: %s)" % lab.hook_log())
