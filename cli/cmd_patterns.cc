@@ -27,7 +27,8 @@ struct PatternsArgs {
 };
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // The agent from --agent, else from a fixture-like path (.../codex/...).
@@ -42,7 +43,8 @@ std::string AgentFor(const PatternsArgs& a) {
 
 std::shared_ptr<const detect::PatternLibrary> Library() {
   auto lib = detect::DefaultLibrary();
-  for (const auto& p : lib->problems()) std::fprintf(stderr, "agtmux patterns: rejected: %s\n", p.c_str());
+  for (const auto& p : lib->problems())
+    std::fprintf(stderr, "agtmux patterns: rejected: %s\n", p.c_str());
   return lib;
 }
 
@@ -74,7 +76,8 @@ std::string DetailText(const core::Signal& s) {
   if (!d.details.empty()) out += "  details=\"" + d.details + "\"";
   if (!d.choices.empty()) {
     out += "  choices=[";
-    for (size_t i = 0; i < d.choices.size(); ++i) out += (i ? "\", \"" : "\"") + d.choices[i];
+    for (size_t i = 0; i < d.choices.size(); ++i)
+      out += (i ? "\", \"" : "\"") + d.choices[i];
     out += "\"] cursor=" + std::to_string(d.cursor_position);
     if (d.multi_select) out += " multi";
   }
@@ -92,8 +95,9 @@ void PrintVerdict(const core::Signal& s) {
 
 // One captured screen, analysed as the poller would (CAP): twice, so that
 // settle times pass on a screen that does not change.
-core::Signal AnalyzeOnce(std::shared_ptr<const detect::PatternLibrary> lib, const std::string& agent,
-                         const detect::Screen& screen, const detect::StreamSignals& signals) {
+core::Signal AnalyzeOnce(std::shared_ptr<const detect::PatternLibrary> lib,
+                         const std::string& agent, const detect::Screen& screen,
+                         const detect::StreamSignals& signals) {
   auto analyzer = detect::CreateAnalyzer(std::move(lib), agent);
   detect::AnalyzerInput in;
   in.screen = &screen;
@@ -110,7 +114,8 @@ core::Result<wrap::Cast> LoadCast(const std::string& path) {
   auto text = detect::ReadTextFile(path);
   if (!text.ok()) return text.error();
   auto cast = wrap::ParseCast(*text);
-  if (!cast.ok()) return core::MakeError(cast.error().code, path + ": " + cast.error().message);
+  if (!cast.ok())
+    return core::MakeError(cast.error().code, path + ": " + cast.error().message);
   return cast;
 }
 
@@ -123,11 +128,14 @@ int RunList(const PatternsArgs& a) {
     const detect::PatternSet* set = lib->Find(name);
     std::string verified;
     for (const auto& v : set->verified_on) verified += (verified.empty() ? "" : ", ") + v;
-    std::printf("\n%s  version %s  verified on %s\n  %s\n", name.c_str(), set->version.c_str(),
-                verified.empty() ? "-" : verified.c_str(), set->path.c_str());
+    std::printf("\n%s  version %s  verified on %s\n  %s\n", name.c_str(),
+                set->version.c_str(), verified.empty() ? "-" : verified.c_str(),
+                set->path.c_str());
     for (const auto& r : set->rules)
-      std::printf("  %-32s %-16s %-22s %s\n", r.id.c_str(), std::string(core::StateName(r.state)).c_str(),
-                  detect::RegionName(r.region).c_str(), std::string(core::ConfidenceName(r.confidence)).c_str());
+      std::printf("  %-32s %-16s %-22s %s\n", r.id.c_str(),
+                  std::string(core::StateName(r.state)).c_str(),
+                  detect::RegionName(r.region).c_str(),
+                  std::string(core::ConfidenceName(r.confidence)).c_str());
   }
   return lib->problems().empty() ? 0 : 1;
 }
@@ -142,7 +150,8 @@ int RunTest(const PatternsArgs& a) {
       return 1;
     }
     auto r = wrap::Replay(*cast, agent, detect::CreateAnalyzer(lib, agent));
-    std::printf("# %s: agent %s, %zu events\n", a.file.c_str(), agent.c_str(), cast->events.size());
+    std::printf("# %s: agent %s, %zu events\n", a.file.c_str(), agent.c_str(),
+                cast->events.size());
     for (const auto& e : r.timeline) {
       std::printf("%9.3fs  ", static_cast<double>(e.at) / 1e9);
       PrintVerdict(e.signal);
@@ -166,7 +175,8 @@ int RunExplain(const PatternsArgs& a) {
   const detect::PatternSet* set = lib->Find(agent);
   if (set == nullptr) set = lib->Find("generic");
   if (set == nullptr) {
-    std::fprintf(stderr, "agtmux patterns explain: no pattern set for '%s' and no generic set\n",
+    std::fprintf(stderr,
+                 "agtmux patterns explain: no pattern set for '%s' and no generic set\n",
                  agent.c_str());
     return 1;
   }
@@ -188,7 +198,8 @@ int RunExplain(const PatternsArgs& a) {
       if (ev.at > until) break;
       if (ev.code == 'o') pipe.OnOutput(ev.data, ev.at + 1);
       int cols = 0, rows = 0;
-      if (ev.code == 'r' && wrap::ParseCastSize(ev.data, &cols, &rows)) pipe.OnResize(rows, cols);
+      if (ev.code == 'r' && wrap::ParseCastSize(ev.data, &cols, &rows))
+        pipe.OnResize(rows, cols);
     }
     screen = pipe.Snapshot();
     signals = pipe.scanner().signals();
@@ -208,7 +219,8 @@ int RunExplain(const PatternsArgs& a) {
   in.screen = &screen;
   in.signals = &signals;
   in.agent_type = agent;
-  std::printf("# %s: set %s (%s)%s\n", a.file.c_str(), set->name.c_str(), set->path.c_str(),
+  std::printf("# %s: set %s (%s)%s\n", a.file.c_str(), set->name.c_str(),
+              set->path.c_str(),
               a.at >= 0 ? (" at " + std::to_string(a.at) + "s").c_str() : "");
   if (!signals.title.empty()) std::printf("# title: %s\n", signals.title.c_str());
   for (const auto& e : detect::ExplainScreen(*set, in)) {
@@ -225,25 +237,31 @@ int RunExplain(const PatternsArgs& a) {
 }  // namespace
 
 CommandSpec PatternsCommand() {
-  return {"patterns", "Test, explain and list the state-detection pattern sets",
-          [](CLI::App* sub) -> Runner {
-            auto args = std::make_shared<PatternsArgs>();
-            sub->require_subcommand(1);
-            auto* list = sub->add_subcommand("list", "List the pattern sets and their rules");
-            list->add_option("--agent", args->agent, "Only this agent's set");
-            auto* test = sub->add_subcommand("test", "Print the state timeline of a .cast or a screen dump");
-            test->add_option("file", args->file, "FILE.cast or SCREEN.txt")->required();
-            test->add_option("--agent", args->agent, "Agent type (default: from the path, else generic)");
-            auto* explain = sub->add_subcommand("explain", "Show every rule on one screen and why it matched or not");
-            explain->add_option("file", args->file, "SCREEN.txt or FILE.cast")->required();
-            explain->add_option("--agent", args->agent, "Agent type (default: from the path, else generic)");
-            explain->add_option("--at", args->at, "For a .cast: the screen at this many seconds");
-            return [=]() -> int {
-              if (list->parsed()) return RunList(*args);
-              if (test->parsed()) return RunTest(*args);
-              return RunExplain(*args);
-            };
-          }};
+  return {
+      "patterns", "Test, explain and list the state-detection pattern sets",
+      [](CLI::App* sub) -> Runner {
+        auto args = std::make_shared<PatternsArgs>();
+        sub->require_subcommand(1);
+        auto* list = sub->add_subcommand("list", "List the pattern sets and their rules");
+        list->add_option("--agent", args->agent, "Only this agent's set");
+        auto* test = sub->add_subcommand(
+            "test", "Print the state timeline of a .cast or a screen dump");
+        test->add_option("file", args->file, "FILE.cast or SCREEN.txt")->required();
+        test->add_option("--agent", args->agent,
+                         "Agent type (default: from the path, else generic)");
+        auto* explain = sub->add_subcommand(
+            "explain", "Show every rule on one screen and why it matched or not");
+        explain->add_option("file", args->file, "SCREEN.txt or FILE.cast")->required();
+        explain->add_option("--agent", args->agent,
+                            "Agent type (default: from the path, else generic)");
+        explain->add_option("--at", args->at,
+                            "For a .cast: the screen at this many seconds");
+        return [=]() -> int {
+          if (list->parsed()) return RunList(*args);
+          if (test->parsed()) return RunTest(*args);
+          return RunExplain(*args);
+        };
+      }};
 }
 
 }  // namespace agt::cli

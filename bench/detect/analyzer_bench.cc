@@ -55,7 +55,8 @@ CastRun Replay(const agt::wrap::Cast& cast, std::unique_ptr<agt::detect::Analyze
   auto t0 = Clock::now();
   for (const auto& ev : cast.events) {
     TimeNs t = ev.at + 1;
-    for (TimeNs due = pipe.next_analysis(); due != 0 && due <= t; due = pipe.next_analysis()) {
+    for (TimeNs due = pipe.next_analysis(); due != 0 && due <= t;
+         due = pipe.next_analysis()) {
       pipe.Analyze(due);
       ++r.analyses;
     }
@@ -73,14 +74,16 @@ CastRun Replay(const agt::wrap::Cast& cast, std::unique_ptr<agt::detect::Analyze
 }  // namespace
 
 int main() {
-  auto lib = agt::detect::PatternLibrary::Load({agt::detect::DefaultPatternsDir(), "", {}});
+  auto lib =
+      agt::detect::PatternLibrary::Load({agt::detect::DefaultPatternsDir(), "", {}});
   std::vector<corpus::Fixture> fixtures;
   for (const auto& dir : corpus::FindFixtures(corpus::FixturesRoot())) {
     auto f = corpus::LoadFixture(dir);
     if (f.ok()) fixtures.push_back(std::move(f).value());
   }
   if (fixtures.empty()) {
-    std::fprintf(stderr, "detect_bench: no fixtures under %s\n", corpus::FixturesRoot().c_str());
+    std::fprintf(stderr, "detect_bench: no fixtures under %s\n",
+                 corpus::FixturesRoot().c_str());
     return 1;
   }
 
@@ -114,8 +117,10 @@ int main() {
     if (rep > 0) per_screen_us.push_back(us);
   }
   Stats cap = Summarize(per_screen_us);
-  std::printf("CAP  Analyze() per captured screen (%zu screens, %d reps): min %.1f us  median %.1f us  max %.1f us\n",
-              screens, kReps, cap.min, cap.median, cap.max);
+  std::printf(
+      "CAP  Analyze() per captured screen (%zu screens, %d reps): min %.1f us  median "
+      "%.1f us  max %.1f us\n",
+      screens, kReps, cap.min, cap.median, cap.max);
 
   // 2. PTY: the wrapper pipeline per MB of stream, with and without analysis.
   std::vector<agt::wrap::Cast> casts;
@@ -128,7 +133,8 @@ int main() {
     if (!cast.ok()) continue;
     std::vector<std::pair<double, size_t>> outs;
     for (const auto& ev : cast->events)
-      if (ev.code == 'o') outs.push_back({static_cast<double>(ev.at) / 1e9, ev.data.size()});
+      if (ev.code == 'o')
+        outs.push_back({static_cast<double>(ev.at) / 1e9, ev.data.size()});
     size_t lo = 0, window = 0;
     for (size_t hi = 0; hi < outs.size(); ++hi) {
       window += outs[hi].second;
@@ -146,7 +152,8 @@ int main() {
     int analyses = 0;
     for (size_t i = 0; i < casts.size(); ++i) {
       CastRun b = Replay(casts[i], std::make_unique<NullAnalyzer>(), agents[i]);
-      CastRun w = Replay(casts[i], agt::detect::CreateAnalyzer(lib, agents[i]), agents[i]);
+      CastRun w =
+          Replay(casts[i], agt::detect::CreateAnalyzer(lib, agents[i]), agents[i]);
       base += b.seconds;
       with += w.seconds;
       bytes += w.bytes;
@@ -160,20 +167,32 @@ int main() {
       per_analysis_us.push_back((with - base) * 1e6 / analyses);
     }
   }
-  Stats w = Summarize(with_s_per_mb), b = Summarize(base_s_per_mb), pa = Summarize(per_analysis_us);
-  std::printf("PTY  pipeline with pattern analyzer (%zu casts, %.2f MB): min %.1f  median %.1f  max %.1f ms/MB\n",
-              casts.size(), static_cast<double>(total_bytes) / 1e6, w.min * 1e3, w.median * 1e3, w.max * 1e3);
-  std::printf("PTY  baseline: same pipeline, null analyzer:             min %.1f  median %.1f  max %.1f ms/MB\n",
-              b.min * 1e3, b.median * 1e3, b.max * 1e3);
-  std::printf("PTY  ratio with/baseline (median): %.2fx; analysis alone: %.1f ms/MB\n", w.median / b.median,
-              (w.median - b.median) * 1e3);
-  std::printf("PTY  pattern-rule cost per pipeline analysis (the analyzer alone): min %.1f  median %.1f  max %.1f us\n",
-              pa.min, pa.median, pa.max);
+  Stats w = Summarize(with_s_per_mb), b = Summarize(base_s_per_mb),
+        pa = Summarize(per_analysis_us);
+  std::printf(
+      "PTY  pipeline with pattern analyzer (%zu casts, %.2f MB): min %.1f  median %.1f  "
+      "max %.1f ms/MB\n",
+      casts.size(), static_cast<double>(total_bytes) / 1e6, w.min * 1e3, w.median * 1e3,
+      w.max * 1e3);
+  std::printf(
+      "PTY  baseline: same pipeline, null analyzer:             min %.1f  median %.1f  "
+      "max %.1f ms/MB\n",
+      b.min * 1e3, b.median * 1e3, b.max * 1e3);
+  std::printf("PTY  ratio with/baseline (median): %.2fx; analysis alone: %.1f ms/MB\n",
+              w.median / b.median, (w.median - b.median) * 1e3);
+  std::printf(
+      "PTY  pattern-rule cost per pipeline analysis (the analyzer alone): min %.1f  "
+      "median %.1f  max %.1f us\n",
+      pa.min, pa.median, pa.max);
   double core_at_peak = w.median * peak_rate / 1e6 * 100;
   double core_full = pa.median * (1e9 / 30e6) / 1e6 * 100;  // one analysis per 30 ms
-  std::printf("EST  busiest second in the corpus: %.1f KB/s -> %.3f %% of one core (pipeline incl. analysis)\n",
-              peak_rate / 1e3, core_at_peak);
-  std::printf("EST  full speed (an analysis every 30 ms, the pipeline ceiling): %.3f %% of one core for analysis (goal < 5 %%)\n",
-              core_full);
+  std::printf(
+      "EST  busiest second in the corpus: %.1f KB/s -> %.3f %% of one core (pipeline "
+      "incl. analysis)\n",
+      peak_rate / 1e3, core_at_peak);
+  std::printf(
+      "EST  full speed (an analysis every 30 ms, the pipeline ceiling): %.3f %% of one "
+      "core for analysis (goal < 5 %%)\n",
+      core_full);
   return 0;
 }

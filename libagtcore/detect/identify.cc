@@ -4,8 +4,9 @@
 // the child's cmdline; then the title glyphs, the weakest hint.
 #include "libagtcore/detect/identify.h"
 
-#include <mutex>
 #include <toml++/toml.h>
+
+#include <mutex>
 
 #include "libagtcore/detect/pattern_library.h"
 
@@ -36,8 +37,9 @@ Result<std::vector<std::shared_ptr<const Regex>>> Regexes(const toml::table& t,
     ro.multiline = false;
     auto r = Regex::Compile(p, ro);
     if (!r.ok())
-      return MakeError(Err::kPatternInvalid, at + "field '" + std::string(key) + "': regex /" +
-                                                 p + "/: PCRE2 error: " + r.error().message);
+      return MakeError(Err::kPatternInvalid, at + "field '" + std::string(key) +
+                                                 "': regex /" + p +
+                                                 "/: PCRE2 error: " + r.error().message);
     out.push_back(std::make_shared<const Regex>(std::move(r).value()));
   }
   return out;
@@ -61,8 +63,9 @@ Result<IdentifyRules> ParseIdentifyRules(std::string_view text, std::string_view
       std::string_view key = k.str();
       if (key != "format" && key != "version" && key != "verified_on" && key != "notes" &&
           key != "exclude" && key != "interpreters" && key != "agent")
-        return MakeError(Err::kPatternInvalid, file + ":" + std::to_string(v.source().begin.line) +
-                                                   ": unknown key '" + std::string(key) + "'");
+        return MakeError(Err::kPatternInvalid,
+                         file + ":" + std::to_string(v.source().begin.line) +
+                             ": unknown key '" + std::string(key) + "'");
     }
     if (auto v = doc["version"].value<std::string>()) rules.version = *v;
     for (auto [key, dst] : {std::pair{"exclude", &rules.exclude},
@@ -77,7 +80,8 @@ Result<IdentifyRules> ParseIdentifyRules(std::string_view text, std::string_view
       for (auto&& e : *agents) {
         const toml::table* t = e.as_table();
         if (t == nullptr)
-          return MakeError(Err::kPatternInvalid, file + ": 'agent' must be [[agent]] tables");
+          return MakeError(Err::kPatternInvalid,
+                           file + ": 'agent' must be [[agent]] tables");
         AgentIdentity a;
         auto name = (*t)["name"].value<std::string>();
         std::string where = file + ":" + std::to_string(t->source().begin.line);
@@ -92,8 +96,9 @@ Result<IdentifyRules> ParseIdentifyRules(std::string_view text, std::string_view
             return MakeError(Err::kPatternInvalid,
                              where + ": unknown key '" + std::string(key) + "'");
         }
-        for (auto [key, dst] : {std::pair{"process", &a.process}, std::pair{"cmdline", &a.cmdline},
-                                std::pair{"title", &a.title}}) {
+        for (auto [key, dst] :
+             {std::pair{"process", &a.process}, std::pair{"cmdline", &a.cmdline},
+              std::pair{"title", &a.title}}) {
           auto r = Regexes(*t, key, where);
           if (!r.ok()) return r.error();
           *dst = std::move(r).value();
@@ -103,18 +108,20 @@ Result<IdentifyRules> ParseIdentifyRules(std::string_view text, std::string_view
     }
   } catch (const toml::parse_error& e) {
     return MakeError(Err::kPatternInvalid,
-                     std::string(path) + ":" + std::to_string(e.source().begin.line) + ":" +
-                         std::to_string(e.source().begin.column) +
+                     std::string(path) + ":" + std::to_string(e.source().begin.line) +
+                         ":" + std::to_string(e.source().begin.column) +
                          ": TOML syntax error: " + std::string(e.description()));
   }
   return rules;
 }
 
-std::optional<Identification> Identify(const IdentifyRules& rules, std::string_view process_name,
+std::optional<Identification> Identify(const IdentifyRules& rules,
+                                       std::string_view process_name,
                                        std::string_view cmdline, std::string_view title) {
   if (!process_name.empty() && Any(rules.exclude, process_name)) return std::nullopt;
   for (const auto& a : rules.agents)
-    if (!process_name.empty() && Any(a.process, process_name)) return Identification{a.name, "process"};
+    if (!process_name.empty() && Any(a.process, process_name))
+      return Identification{a.name, "process"};
   if (!cmdline.empty() && Any(rules.interpreters, process_name)) {
     std::string args(cmdline);
     for (char& c : args)
@@ -148,8 +155,8 @@ std::shared_ptr<const IdentifyRules> DefaultIdentifyRules() {
   return rules;
 }
 
-std::optional<std::string> Identify(std::string_view process_name, std::string_view cmdline,
-                                    std::string_view title) {
+std::optional<std::string> Identify(std::string_view process_name,
+                                    std::string_view cmdline, std::string_view title) {
   auto id = Identify(*DefaultIdentifyRules(), process_name, cmdline, title);
   if (!id) return std::nullopt;
   return id->agent;

@@ -17,22 +17,25 @@
 namespace agt::detect {
 
 struct AgentIdentity {
-  std::string name;                                  // "claude", "codex", ...
-  std::vector<std::shared_ptr<const Regex>> process; // on pane_current_command
-  std::vector<std::shared_ptr<const Regex>> cmdline; // on the child's cmdline (NULs as spaces)
-  std::vector<std::shared_ptr<const Regex>> title;   // on the pane title (weakest)
+  std::string name;                                   // "claude", "codex", ...
+  std::vector<std::shared_ptr<const Regex>> process;  // on pane_current_command
+  std::vector<std::shared_ptr<const Regex>>
+      cmdline;  // on the child's cmdline (NULs as spaces)
+  std::vector<std::shared_ptr<const Regex>> title;  // on the pane title (weakest)
 };
 
 struct IdentifyRules {
   std::string path;
   std::string version;
-  std::vector<std::shared_ptr<const Regex>> exclude;      // process names never identified
-  std::vector<std::shared_ptr<const Regex>> interpreters; // process names whose cmdline is read
-  std::vector<AgentIdentity> agents;                      // in priority order
+  std::vector<std::shared_ptr<const Regex>> exclude;  // process names never identified
+  std::vector<std::shared_ptr<const Regex>>
+      interpreters;                   // process names whose cmdline is read
+  std::vector<AgentIdentity> agents;  // in priority order
 };
 
 /// Parses identify.toml; errors name the file, line, agent and field.
-core::Result<IdentifyRules> ParseIdentifyRules(std::string_view text, std::string_view path);
+core::Result<IdentifyRules> ParseIdentifyRules(std::string_view text,
+                                               std::string_view path);
 
 struct Identification {
   std::string agent;
@@ -41,7 +44,8 @@ struct Identification {
 
 /// Identifies the agent of a pane. `cmdline` may hold NUL separators as
 /// read from /proc. Returns nullopt for excluded processes and no match.
-std::optional<Identification> Identify(const IdentifyRules& rules, std::string_view process_name,
+std::optional<Identification> Identify(const IdentifyRules& rules,
+                                       std::string_view process_name,
                                        std::string_view cmdline, std::string_view title);
 
 /// The built-in identify.toml (with a user identify.toml replacing it when
@@ -49,7 +53,7 @@ std::optional<Identification> Identify(const IdentifyRules& rules, std::string_v
 std::shared_ptr<const IdentifyRules> DefaultIdentifyRules();
 
 /// Identify with the default rules: the agent type, or nullopt.
-std::optional<std::string> Identify(std::string_view process_name, std::string_view cmdline,
-                                    std::string_view title);
+std::optional<std::string> Identify(std::string_view process_name,
+                                    std::string_view cmdline, std::string_view title);
 
 }  // namespace agt::detect

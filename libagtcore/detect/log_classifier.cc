@@ -12,10 +12,14 @@ using core::MakeError;
 
 std::string_view LogClassName(LogClass c) {
   switch (c) {
-    case LogClass::kSuccess: return "success";
-    case LogClass::kWarning: return "warning";
-    case LogClass::kFailure: return "failure";
-    default: return "unknown";
+    case LogClass::kSuccess:
+      return "success";
+    case LogClass::kWarning:
+      return "warning";
+    case LogClass::kFailure:
+      return "failure";
+    default:
+      return "unknown";
   }
 }
 
@@ -29,7 +33,8 @@ core::Result<LogRules> ParseLogRules(std::string_view text, std::string_view pat
     if (rules == nullptr) return out;
     for (auto&& e : *rules) {
       const toml::table* t = e.as_table();
-      if (t == nullptr) return MakeError(Err::kPatternInvalid, file + ": 'rule' must be [[rule]] tables");
+      if (t == nullptr)
+        return MakeError(Err::kPatternInvalid, file + ": 'rule' must be [[rule]] tables");
       std::string at = file + ":" + std::to_string(t->source().begin.line) + ": ";
       LogRule r;
       auto id = (*t)["id"].value<std::string>();
@@ -39,21 +44,29 @@ core::Result<LogRules> ParseLogRules(std::string_view text, std::string_view pat
       for (auto&& [k, v] : *t) {
         std::string_view key = k.str();
         if (key != "id" && key != "class" && key != "regex" && key != "note")
-          return MakeError(Err::kPatternInvalid, at + "unknown key '" + std::string(key) + "'");
+          return MakeError(Err::kPatternInvalid,
+                           at + "unknown key '" + std::string(key) + "'");
       }
       std::string cls = (*t)["class"].value<std::string>().value_or("");
-      if (cls == "success") r.cls = LogClass::kSuccess;
-      else if (cls == "warning") r.cls = LogClass::kWarning;
-      else if (cls == "failure") r.cls = LogClass::kFailure;
-      else return MakeError(Err::kPatternInvalid, at + "class must be success, warning or failure, not '" + cls + "'");
+      if (cls == "success")
+        r.cls = LogClass::kSuccess;
+      else if (cls == "warning")
+        r.cls = LogClass::kWarning;
+      else if (cls == "failure")
+        r.cls = LogClass::kFailure;
+      else
+        return MakeError(
+            Err::kPatternInvalid,
+            at + "class must be success, warning or failure, not '" + cls + "'");
       auto re = (*t)["regex"].value<std::string>();
       if (!re) return MakeError(Err::kPatternInvalid, at + "missing field 'regex'");
       RegexOptions ro;
       ro.multiline = false;
       auto c = Regex::Compile(*re, ro);
       if (!c.ok())
-        return MakeError(Err::kPatternInvalid,
-                         at + "field 'regex': regex /" + *re + "/: PCRE2 error: " + c.error().message);
+        return MakeError(
+            Err::kPatternInvalid,
+            at + "field 'regex': regex /" + *re + "/: PCRE2 error: " + c.error().message);
       r.regex = std::make_shared<const Regex>(std::move(c).value());
       out.rules.push_back(std::move(r));
     }

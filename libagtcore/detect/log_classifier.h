@@ -33,7 +33,7 @@ core::Result<LogRules> ParseLogRules(std::string_view text, std::string_view pat
 struct LogFinding {
   std::string rule_id;
   LogClass cls = LogClass::kUnknown;
-  int line_no = 0;   // 1-based
+  int line_no = 0;  // 1-based
   std::string line;
 };
 

@@ -32,14 +32,20 @@ bool StartsWith(std::string_view s, std::string_view p) {
 std::string_view TrimSpaces(std::string_view s) {
   // Spaces, and U+00A0 (C2 A0) which Claude puts after its prompt glyph.
   while (true) {
-    if (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    else if (StartsWith(s, "\xC2\xA0")) s.remove_prefix(2);
-    else break;
+    if (!s.empty() && s.front() == ' ')
+      s.remove_prefix(1);
+    else if (StartsWith(s, "\xC2\xA0"))
+      s.remove_prefix(2);
+    else
+      break;
   }
   while (true) {
-    if (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    else if (s.size() >= 2 && s.substr(s.size() - 2) == "\xC2\xA0") s.remove_suffix(2);
-    else break;
+    if (!s.empty() && s.back() == ' ')
+      s.remove_suffix(1);
+    else if (s.size() >= 2 && s.substr(s.size() - 2) == "\xC2\xA0")
+      s.remove_suffix(2);
+    else
+      break;
   }
   return s;
 }
@@ -68,8 +74,8 @@ std::optional<Option> ParseOption(std::string_view line, int row,
 
 // "[ ] x", "[x] x", "☐ x", ... -> true, and removes the box.
 bool StripBox(std::string_view* label) {
-  static const std::string_view kBoxes[] = {"[ ]", "[x]", "[X]", "[✓]", "[✔]",
-                                            "[•]", "[*]", "☐", "☑", "☒", "◻", "◼"};
+  static const std::string_view kBoxes[] = {"[ ]", "[x]", "[X]", "[✓]", "[✔]", "[•]",
+                                            "[*]", "☐",   "☑",   "☒",   "◻",   "◼"};
   for (auto b : kBoxes) {
     if (StartsWith(*label, b)) {
       *label = TrimSpaces(label->substr(b.size()));
@@ -126,10 +132,12 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
     auto o = ParseOption(lines[r], static_cast<int>(r), style);
     if (!o) continue;
     // A long label wraps onto indented rows below it (not a new option).
-    size_t label_col = CodePoints(lines[r].substr(0, static_cast<size_t>(o->label.data() - lines[r].data())));
+    size_t label_col = CodePoints(
+        lines[r].substr(0, static_cast<size_t>(o->label.data() - lines[r].data())));
     for (size_t n = r + 1; width > 0 && n < lines.size(); ++n) {
       size_t prev_len = CodePoints(lines[n - 1]);
-      if (prev_len + static_cast<size_t>(style.wrap_margin) < static_cast<size_t>(width)) break;
+      if (prev_len + static_cast<size_t>(style.wrap_margin) < static_cast<size_t>(width))
+        break;
       std::string_view next = lines[n];
       size_t indent = next.find_first_not_of(' ');
       if (indent == std::string_view::npos || indent != label_col) break;
@@ -146,8 +154,9 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
   for (int i = static_cast<int>(opts.size()) - 1; i >= 0 && run_end < 0; --i) {
     // Walk back from opts[i] while numbers go down by one.
     int j = i;
-    while (j > 0 && opts[static_cast<size_t>(j - 1)].number ==
-                        opts[static_cast<size_t>(j)].number - 1 &&
+    while (j > 0 &&
+           opts[static_cast<size_t>(j - 1)].number ==
+               opts[static_cast<size_t>(j)].number - 1 &&
            opts[static_cast<size_t>(j)].row - opts[static_cast<size_t>(j - 1)].row - 1 <=
                style.max_gap)
       --j;
@@ -189,8 +198,8 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
   menu.last_row = opts[static_cast<size_t>(run_end)].row;
 
   if (style.footer) {
-    int limit = std::min(static_cast<int>(lines.size()) - 1,
-                         menu.last_row + style.footer_within);
+    int limit =
+        std::min(static_cast<int>(lines.size()) - 1, menu.last_row + style.footer_within);
     for (int r = menu.last_row + 1; r <= limit; ++r) {
       if (style.footer->Search(lines[static_cast<size_t>(r)])) {
         menu.footer_row = r;
@@ -198,9 +207,8 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
       }
     }
     if (menu.footer_row < 0)
-      return fail("no footer matching /" + style.footer->pattern() +
-                  "/ within " + std::to_string(style.footer_within) +
-                  " rows below the options");
+      return fail("no footer matching /" + style.footer->pattern() + "/ within " +
+                  std::to_string(style.footer_within) + " rows below the options");
   }
 
   // The question: a row above option 1 (the nearest matching `question`,

@@ -21,7 +21,8 @@ struct MenuStyle {
   int footer_within = 8;                // rows after the last option to look for it
   int max_gap = 4;                      // non-option rows allowed between options
   std::shared_ptr<const Regex> hint;    // strips shortcut hints from labels
-  std::shared_ptr<const Regex> question;  // picks the question row; null = nearest row above
+  std::shared_ptr<const Regex>
+      question;  // picks the question row; null = nearest row above
   /// An option row at least this many code points shorter than the screen
   /// width may have wrapped: an indented row under it continues its label.
   int wrap_margin = 30;
@@ -37,8 +38,8 @@ struct Menu {
   int cursor_position = 0;           // 1-based, the number shown on the cursor row
   int first_number = 1;              // > 1 when a scrolled list hides its top
   bool multi_select = false;
-  std::string question;              // the row above option 1 (trimmed)
-  int first_row = 0;                 // index into the lines given
+  std::string question;  // the row above option 1 (trimmed)
+  int first_row = 0;     // index into the lines given
   int last_row = 0;
   int footer_row = -1;
 };
@@ -47,8 +48,8 @@ struct Menu {
 /// given it receives the reason a menu was rejected (for `patterns explain`).
 /// `width` is the screen width in cells (0 = unknown: labels are never joined).
 std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
-                             const MenuStyle& style,
-                             std::string* why = nullptr, int width = 0);
+                             const MenuStyle& style, std::string* why = nullptr,
+                             int width = 0);
 
 /// The default hint stripper: " (esc)", " (y)", " (shift+tab)", ...
 std::shared_ptr<const Regex> DefaultHintRegex();

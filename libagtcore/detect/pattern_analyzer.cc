@@ -13,9 +13,9 @@
 namespace agt::detect {
 namespace {
 
+using core::kNsPerMs;
 using core::State;
 using core::TimeNs;
-using core::kNsPerMs;
 
 // Evidence and waiting detail leave the analyzer redacted (spec §3: "the
 // matched line, redacted"). The rules are the core's redaction.toml; when
@@ -33,7 +33,8 @@ const core::Redactor* EvidenceRedactor() {
 void RedactSignal(core::Signal* s) {
   const core::Redactor* r = EvidenceRedactor();
   if (r == nullptr) {
-    if (!s->evidence.empty()) s->evidence = "[evidence withheld: redaction rules unavailable]";
+    if (!s->evidence.empty())
+      s->evidence = "[evidence withheld: redaction rules unavailable]";
     return;
   }
   s->evidence = r->Redact(s->evidence);
@@ -93,7 +94,8 @@ class PatternAnalyzer final : public Analyzer {
     TimeNs recheck = 0;
 
     // Activity ends by itself: look again when its window closes.
-    if (cand.rule_id == kActivityRule) recheck = in.last_output + opts_.activity_ms * kNsPerMs + 1;
+    if (cand.rule_id == kActivityRule)
+      recheck = in.last_output + opts_.activity_ms * kNsPerMs + 1;
 
     // An idle screen right after running is a finished turn -- when a
     // screen rule saw the work; output alone (a UI being drawn at startup)
@@ -111,7 +113,8 @@ class PatternAnalyzer final : public Analyzer {
     // Waiting rules must hold for their settle time before they are believed.
     if (IsWaiting(cand.state) && cand.state != last_.state) {
       const Rule* r = set_->FindRule(cand.rule_id);
-      int settle = r != nullptr && r->settle_ms >= 0 ? r->settle_ms : opts_.approval_settle_ms;
+      int settle =
+          r != nullptr && r->settle_ms >= 0 ? r->settle_ms : opts_.approval_settle_ms;
       if (pending_rule_ != cand.rule_id) {
         pending_rule_ = cand.rule_id;
         pending_since_ = in.now;
@@ -127,9 +130,10 @@ class PatternAnalyzer final : public Analyzer {
 
     // Debounce running -> quiet states, so a frame between two spinner
     // updates does not flip the pane to idle.
-    bool leaving_running = last_.state == State::kRunning &&
-                           (cand.state == State::kIdle || cand.state == State::kCompleted ||
-                            cand.state == State::kUnknown);
+    bool leaving_running =
+        last_.state == State::kRunning &&
+        (cand.state == State::kIdle || cand.state == State::kCompleted ||
+         cand.state == State::kUnknown);
     if (leaving_running) {
       if (leave_since_ == 0) leave_since_ = in.now;
       TimeNs due = leave_since_ + opts_.debounce_ms * kNsPerMs;
@@ -166,7 +170,8 @@ class PatternAnalyzer final : public Analyzer {
   core::Signal Candidate(const ScreenReading& reading, const AnalyzerInput& in) const {
     const RuleMatch* best = reading.best ? &*reading.best : nullptr;
     State bs = best != nullptr ? best->rule->state : State::kUnknown;
-    if (best != nullptr && (bs == State::kError || IsWaiting(bs) || bs == State::kRunning))
+    if (best != nullptr &&
+        (bs == State::kError || IsWaiting(bs) || bs == State::kRunning))
       return FromMatch(*best);
     if (Active(in)) {
       core::Signal s;
@@ -213,7 +218,8 @@ ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in) {
   return out;
 }
 
-std::vector<RuleExplanation> ExplainScreen(const PatternSet& set, const AnalyzerInput& in) {
+std::vector<RuleExplanation> ExplainScreen(const PatternSet& set,
+                                           const AnalyzerInput& in) {
   std::vector<RuleExplanation> out;
   ScreenView view(in);
   for (const auto& rule : set.rules) {

@@ -18,10 +18,11 @@ namespace agt::detect {
 
 /// Timing defaults (spec §7 baselines); a pattern file's [timing] overrides them.
 struct AnalyzerOptions {
-  int activity_ms = 200;         // output this recent means running; 0 = off
-  int echo_grace_ms = 300;       // output this soon after input is echo, not activity
-  int approval_settle_ms = 500;  // a waiting rule must hold this long (unless the rule says)
-  int debounce_ms = 300;         // running -> idle/completed must hold this long
+  int activity_ms = 200;    // output this recent means running; 0 = off
+  int echo_grace_ms = 300;  // output this soon after input is echo, not activity
+  int approval_settle_ms =
+      500;                // a waiting rule must hold this long (unless the rule says)
+  int debounce_ms = 300;  // running -> idle/completed must hold this long
   /// CAP mode: a changed capture counts as output activity only when this
   /// is set (a sampled screen also changes when the user types or a footer
   /// hint rotates; most agents show an explicit working indicator instead).
@@ -30,8 +31,8 @@ struct AnalyzerOptions {
 
 /// What the pattern set alone says about a screen (no timing).
 struct ScreenReading {
-  std::optional<RuleMatch> best;       // highest precedence, then confidence, then file order
-  std::vector<RuleMatch> matches;      // every rule that matched, in file order
+  std::optional<RuleMatch> best;   // highest precedence, then confidence, then file order
+  std::vector<RuleMatch> matches;  // every rule that matched, in file order
 };
 
 /// Reads one screen with `set`. Pure.
@@ -44,7 +45,8 @@ struct RuleExplanation {
   std::vector<std::string> trace;
   std::optional<RuleMatch> match;
 };
-std::vector<RuleExplanation> ExplainScreen(const PatternSet& set, const AnalyzerInput& in);
+std::vector<RuleExplanation> ExplainScreen(const PatternSet& set,
+                                           const AnalyzerInput& in);
 
 /// The analyzer for `agent_type` using `library` (falls back to the
 /// "generic" set for an agent without its own; with neither, every verdict

@@ -63,9 +63,11 @@ std::string DefaultUserPatternsDir() {
   return {};
 }
 
-std::shared_ptr<const PatternLibrary> PatternLibrary::Load(const LibraryOptions& options) {
+std::shared_ptr<const PatternLibrary> PatternLibrary::Load(
+    const LibraryOptions& options) {
   auto lib = std::make_shared<PatternLibrary>();
-  lib->builtin_dir_ = options.builtin_dir.empty() ? DefaultPatternsDir() : options.builtin_dir;
+  lib->builtin_dir_ =
+      options.builtin_dir.empty() ? DefaultPatternsDir() : options.builtin_dir;
   lib->user_dir_ = options.user_dir;
   for (const auto& path : TomlFiles(lib->builtin_dir_)) {
     auto text = ReadTextFile(path);

@@ -4,8 +4,9 @@
 // override without reading our code.
 #include "libagtcore/detect/pattern_set.h"
 
-#include <set>
 #include <toml++/toml.h>
+
+#include <set>
 
 namespace agt::detect {
 namespace {
@@ -31,9 +32,7 @@ struct Ctx {
   }
 };
 
-int LineOf(const toml::node& n) {
-  return static_cast<int>(n.source().begin.line);
-}
+int LineOf(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
 core::Status CheckKeys(const toml::table& t, const std::set<std::string_view>& allowed,
                        const Ctx& ctx, std::string_view where) {
@@ -48,9 +47,8 @@ core::Status CheckKeys(const toml::table& t, const std::set<std::string_view>& a
   return core::Ok();
 }
 
-Result<std::string> GetString(const toml::table& t, std::string_view key,
-                              const Ctx& ctx, bool required,
-                              std::string dflt = {}) {
+Result<std::string> GetString(const toml::table& t, std::string_view key, const Ctx& ctx,
+                              bool required, std::string dflt = {}) {
   const toml::node* n = t.get(key);
   if (n == nullptr) {
     if (required) return ctx.Fail("missing field '" + std::string(key) + "'");
@@ -62,8 +60,8 @@ Result<std::string> GetString(const toml::table& t, std::string_view key,
   return c.Fail("field '" + std::string(key) + "' must be a string");
 }
 
-Result<int64_t> GetInt(const toml::table& t, std::string_view key,
-                       const Ctx& ctx, int64_t dflt, int64_t lo, int64_t hi) {
+Result<int64_t> GetInt(const toml::table& t, std::string_view key, const Ctx& ctx,
+                       int64_t dflt, int64_t lo, int64_t hi) {
   const toml::node* n = t.get(key);
   if (n == nullptr) return dflt;
   Ctx c = ctx;
@@ -73,8 +71,7 @@ Result<int64_t> GetInt(const toml::table& t, std::string_view key,
   int64_t v = *n->value<int64_t>();
   if (v < lo || v > hi)
     return c.Fail("field '" + std::string(key) + "' = " + std::to_string(v) +
-                  " is out of range " + std::to_string(lo) + ".." +
-                  std::to_string(hi));
+                  " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
   return v;
 }
 
@@ -90,8 +87,7 @@ Result<bool> GetBool(const toml::table& t, std::string_view key, const Ctx& ctx,
   return *n->value<bool>();
 }
 
-Result<std::vector<std::string>> GetStrings(const toml::table& t,
-                                            std::string_view key,
+Result<std::vector<std::string>> GetStrings(const toml::table& t, std::string_view key,
                                             const Ctx& ctx) {
   std::vector<std::string> out;
   const toml::node* n = t.get(key);
@@ -110,8 +106,7 @@ Result<std::vector<std::string>> GetStrings(const toml::table& t,
 }
 
 Result<std::shared_ptr<const Regex>> CompileField(const toml::table& t,
-                                                  std::string_view key,
-                                                  const Ctx& ctx,
+                                                  std::string_view key, const Ctx& ctx,
                                                   const RegexOptions& ro) {
   auto s = GetString(t, key, ctx, false);
   if (!s.ok()) return s.error();
@@ -131,8 +126,7 @@ Result<Condition> ParseCondition(const toml::table& t, const Ctx& ctx,
                                  std::string_view where);
 
 Result<std::vector<Condition>> ParseConditionList(const toml::table& t,
-                                                  std::string_view key,
-                                                  const Ctx& ctx,
+                                                  std::string_view key, const Ctx& ctx,
                                                   const RegexOptions& ro) {
   std::vector<Condition> out;
   const toml::node* n = t.get(key);
@@ -183,8 +177,8 @@ Result<Condition> ParseCondition(const toml::table& t, const Ctx& ctx,
   auto menu = GetBool(t, "menu", ctx, false);
   if (!menu.ok()) return menu.error();
   c.menu = *menu;
-  for (auto [key, dst] : {std::pair{"all", &c.all}, std::pair{"any", &c.any},
-                          std::pair{"not", &c.none}}) {
+  for (auto [key, dst] :
+       {std::pair{"all", &c.all}, std::pair{"any", &c.any}, std::pair{"not", &c.none}}) {
     auto list = ParseConditionList(t, key, ctx, ro);
     if (!list.ok()) return list.error();
     *dst = std::move(list).value();
@@ -207,9 +201,9 @@ Result<Rule> ParseRule(const toml::table& t, const Ctx& file_ctx,
   rule.id = *id;
   ctx.rule_id = rule.id;
   auto keys = CheckKeys(t,
-                        {"id", "state", "reason", "region", "regex", "menu", "all",
-                         "any", "not", "confidence", "settle_ms", "details",
-                         "approval_type", "menu_footer", "completes", "note"},
+                        {"id", "state", "reason", "region", "regex", "menu", "all", "any",
+                         "not", "confidence", "settle_ms", "details", "approval_type",
+                         "menu_footer", "completes", "note"},
                         ctx, "a rule");
   if (!keys.ok()) return keys.error();
 
@@ -220,7 +214,8 @@ Result<Rule> ParseRule(const toml::table& t, const Ctx& file_ctx,
     rule.hold = true;
     st = core::State::kUnknown;
   }
-  if (!st) return ctx.Fail("unknown state '" + *state + "' (a canonical state, or \"hold\")");
+  if (!st)
+    return ctx.Fail("unknown state '" + *state + "' (a canonical state, or \"hold\")");
   rule.state = *st;
   auto reason = GetString(t, "reason", ctx, false);
   if (!reason.ok()) return reason.error();
@@ -272,8 +267,9 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
                                  const RegexOptions& ro) {
   Ctx ctx = file_ctx;
   ctx.line = LineOf(t);
-  auto keys = CheckKeys(t, {"cursor", "footer", "footer_within", "max_gap", "hint", "question",
-                         "column_gap", "wrap_margin", "scroll_marker"},
+  auto keys = CheckKeys(t,
+                        {"cursor", "footer", "footer_within", "max_gap", "hint",
+                         "question", "column_gap", "wrap_margin", "scroll_marker"},
                         ctx, "[menu]");
   if (!keys.ok()) return keys.error();
   MenuStyle m;
@@ -310,8 +306,8 @@ Result<TimingOverrides> ParseTiming(const toml::table& t, const Ctx& file_ctx) {
   Ctx ctx = file_ctx;
   ctx.line = LineOf(t);
   auto keys = CheckKeys(t,
-                        {"activity_ms", "echo_grace_ms", "approval_settle_ms", "debounce_ms",
-                         "cap_activity"},
+                        {"activity_ms", "echo_grace_ms", "approval_settle_ms",
+                         "debounce_ms", "cap_activity"},
                         ctx, "[timing]");
   if (!keys.ok()) return keys.error();
   TimingOverrides o;
@@ -344,8 +340,8 @@ Result<PatternSet> ParseTable(const toml::table& doc, std::string_view path,
   auto format = GetInt(doc, "format", ctx, 1, 1, 1);
   if (!format.ok()) return format.error();
   set.format = static_cast<int>(*format);
-  for (auto [key, dst] : {std::pair{"version", &set.version},
-                          std::pair{"notes", &set.notes}}) {
+  for (auto [key, dst] :
+       {std::pair{"version", &set.version}, std::pair{"notes", &set.notes}}) {
     auto s = GetString(doc, key, ctx, false);
     if (!s.ok()) return s.error();
     *dst = *s;
@@ -429,11 +425,11 @@ PatternSet MergePatternSets(const PatternSet& builtin, const PatternSet& user) {
   PatternSet out = builtin;
   out.path = user.path + " (over " + builtin.path + ")";
   if (!user.version.empty()) out.version = builtin.version + "+" + user.version;
-  if (user.menu.footer || user.menu.hint || user.menu.question)
-    out.menu = user.menu;
+  if (user.menu.footer || user.menu.hint || user.menu.question) out.menu = user.menu;
   auto pick = [](int u, int b) { return u >= 0 ? u : b; };
   out.timing.activity_ms = pick(user.timing.activity_ms, builtin.timing.activity_ms);
-  out.timing.echo_grace_ms = pick(user.timing.echo_grace_ms, builtin.timing.echo_grace_ms);
+  out.timing.echo_grace_ms =
+      pick(user.timing.echo_grace_ms, builtin.timing.echo_grace_ms);
   out.timing.approval_settle_ms =
       pick(user.timing.approval_settle_ms, builtin.timing.approval_settle_ms);
   out.timing.debounce_ms = pick(user.timing.debounce_ms, builtin.timing.debounce_ms);

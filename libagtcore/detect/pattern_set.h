@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "libagtcore/detect/menu.h"
-#include "libagtcore/detect/region.h"
 #include "libagtcore/detect/regex.h"
+#include "libagtcore/detect/region.h"
 #include "libagtcore/result.h"
 #include "libagtcore/state.h"
 
@@ -20,24 +20,24 @@ namespace agt::detect {
 /// A match condition: a regex on a region, a structural menu, and all/any/not
 /// combinations of sub-conditions. Every part present must hold.
 struct Condition {
-  std::optional<Region> region;          // unset = the enclosing rule's region
-  std::shared_ptr<const Regex> regex;    // null = no regex test
-  bool menu = false;                     // a structural menu must be present
-  std::vector<Condition> all;            // each must hold
-  std::vector<Condition> any;            // at least one must hold (when non-empty)
-  std::vector<Condition> none;           // none may hold (`not` in the file)
+  std::optional<Region> region;        // unset = the enclosing rule's region
+  std::shared_ptr<const Regex> regex;  // null = no regex test
+  bool menu = false;                   // a structural menu must be present
+  std::vector<Condition> all;          // each must hold
+  std::vector<Condition> any;          // at least one must hold (when non-empty)
+  std::vector<Condition> none;         // none may hold (`not` in the file)
 };
 
 struct Rule {
   std::string id;
   core::State state = core::State::kUnknown;
-  std::string reason_code;               // for unknown / error verdicts
+  std::string reason_code;  // for unknown / error verdicts
   Region region;
   Condition cond;
   core::Confidence confidence = core::Confidence::kMedium;
   int settle_ms = -1;                    // -1 = the analyzer's default for the state
   std::shared_ptr<const Regex> details;  // group 1 (else the match) -> details
-  std::string approval_type;             // shell, file_edit, mcp, network, plan, user_question, ...
+  std::string approval_type;  // shell, file_edit, mcp, network, plan, user_question, ...
   /// `menu_footer` in the file: replaces the set's menu footer for this
   /// rule; an empty string means this dialog has no footer.
   bool menu_footer_set = false;
@@ -49,7 +49,7 @@ struct Rule {
   /// verdict stands. Lowest precedence, like unknown.
   bool hold = false;
   std::shared_ptr<const Regex> menu_footer;
-  int line = 0;                          // where the rule starts in its file
+  int line = 0;  // where the rule starts in its file
 };
 
 /// Optional timing overrides from a file's [timing] table (ms; -1 = default).
@@ -62,24 +62,23 @@ struct TimingOverrides {
 };
 
 struct PatternSet {
-  std::string name;                      // file stem: claude, codex, gemini, generic
-  std::string path;                      // where it was loaded from
+  std::string name;  // file stem: claude, codex, gemini, generic
+  std::string path;  // where it was loaded from
   int format = 1;
   std::string version;                   // the set's own version
   std::vector<std::string> verified_on;  // agent versions the rules were checked on
   std::string notes;
-  bool replace = false;                  // user file: replace the built-in set instead of extending it
+  bool replace = false;  // user file: replace the built-in set instead of extending it
   MenuStyle menu;
   TimingOverrides timing;
-  std::vector<Rule> rules;               // in evaluation order
+  std::vector<Rule> rules;  // in evaluation order
   const Rule* FindRule(std::string_view id) const;
 };
 
 /// Parses one pattern file. `path` is only used in error messages, which
 /// name the file, the line, the rule id and the field; regex errors carry
 /// PCRE2's own message and offset.
-core::Result<PatternSet> ParsePatternSet(std::string_view text,
-                                         std::string_view path,
+core::Result<PatternSet> ParsePatternSet(std::string_view text, std::string_view path,
                                          const RegexOptions& regex_options = {});
 
 /// Merges a user set over a built-in one: `replace = true` takes the user

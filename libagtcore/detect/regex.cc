@@ -40,9 +40,7 @@ std::string_view RegexMatch::Group(std::string_view subject, size_t i) const {
   return subject.substr(b, e - b);
 }
 
-void Regex::CodeFree::operator()(pcre2_real_code_8* c) const {
-  pcre2_code_free(c);
-}
+void Regex::CodeFree::operator()(pcre2_real_code_8* c) const { pcre2_code_free(c); }
 
 Regex::~Regex() = default;
 
@@ -53,13 +51,11 @@ core::Result<Regex> Regex::Compile(std::string_view pattern,
   if (options.caseless) flags |= PCRE2_CASELESS;
   int err = 0;
   PCRE2_SIZE offset = 0;
-  pcre2_code* code =
-      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()),
-                    pattern.size(), flags, &err, &offset, nullptr);
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()),
+                                   pattern.size(), flags, &err, &offset, nullptr);
   if (code == nullptr) {
     return core::MakeError(core::Err::kPatternInvalid,
-                           ErrorText(err) + " at offset " +
-                               std::to_string(offset));
+                           ErrorText(err) + " at offset " + std::to_string(offset));
   }
   Regex r;
   r.code_.reset(code);
@@ -81,8 +77,7 @@ bool Regex::Search(std::string_view subject, RegexMatch* m) const {
     PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     uint32_t capture_count = 0;
     pcre2_pattern_info(code_.get(), PCRE2_INFO_CAPTURECOUNT, &capture_count);
-    m->groups.assign(capture_count + 1,
-                     {std::string_view::npos, std::string_view::npos});
+    m->groups.assign(capture_count + 1, {std::string_view::npos, std::string_view::npos});
     for (uint32_t i = 0; i < used && i <= capture_count; ++i) {
       if (ov[2 * i] == PCRE2_UNSET) continue;
       m->groups[i] = {ov[2 * i], ov[2 * i + 1]};

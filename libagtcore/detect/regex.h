@@ -15,8 +15,8 @@ struct pcre2_real_code_8;
 namespace agt::detect {
 
 struct RegexOptions {
-  bool jit = true;          // try JIT; falls back to the interpreter silently
-  bool multiline = true;    // ^ and $ match at line breaks
+  bool jit = true;        // try JIT; falls back to the interpreter silently
+  bool multiline = true;  // ^ and $ match at line breaks
   bool caseless = false;
 };
 

@@ -15,18 +15,19 @@ bool ParseCount(std::string_view text, std::string_view name, int* n) {
   if (text.size() < name.size() + 3 || text.substr(0, name.size()) != name ||
       text[name.size()] != '(' || text.back() != ')')
     return false;
-  std::string_view num = text.substr(name.size() + 1,
-                                     text.size() - name.size() - 2);
+  std::string_view num = text.substr(name.size() + 1, text.size() - name.size() - 2);
   auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), *n);
-  return ec == std::errc() && p == num.data() + num.size() && *n > 0 &&
-         *n <= 1000;
+  return ec == std::errc() && p == num.data() + num.size() && *n > 0 && *n <= 1000;
 }
 
 // Decodes one UTF-8 code point at s[i]; advances i. Bad bytes yield 0xFFFD.
 char32_t NextCp(std::string_view s, size_t& i) {
   auto c = static_cast<unsigned char>(s[i]);
-  int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3
-                                          : (c >> 3) == 30 ? 4 : 1;
+  int len = c < 0x80         ? 1
+            : (c >> 5) == 6  ? 2
+            : (c >> 4) == 14 ? 3
+            : (c >> 3) == 30 ? 4
+                             : 1;
   if (i + static_cast<size_t>(len) > s.size()) len = 1;
   char32_t cp = len == 1 ? c : c & (0x7F >> len);
   for (int k = 1; k < len; ++k)
@@ -50,8 +51,7 @@ core::Result<Region> ParseRegion(std::string_view text) {
   for (auto& [name, kind] : kPlain)
     if (text == name) return Region{kind, 0};
   int n = 0;
-  if (ParseCount(text, "bottom_lines", &n))
-    return Region{RegionKind::kBottomLines, n};
+  if (ParseCount(text, "bottom_lines", &n)) return Region{RegionKind::kBottomLines, n};
   if (ParseCount(text, "above_prompt_box", &n))
     return Region{RegionKind::kAbovePromptBox, n};
   if (ParseCount(text, "above_last_rule", &n))
@@ -70,21 +70,28 @@ core::Result<Region> ParseRegion(std::string_view text) {
 
 std::string RegionName(const Region& r) {
   switch (r.kind) {
-    case RegionKind::kTitle: return "title";
-    case RegionKind::kOscProgress: return "osc_progress";
-    case RegionKind::kNotification: return "notification";
+    case RegionKind::kTitle:
+      return "title";
+    case RegionKind::kOscProgress:
+      return "osc_progress";
+    case RegionKind::kNotification:
+      return "notification";
     case RegionKind::kBottomLines:
       return "bottom_lines(" + std::to_string(r.lines) + ")";
-    case RegionKind::kAfterLastRule: return "after_last_rule";
-    case RegionKind::kPromptBox: return "prompt_box";
+    case RegionKind::kAfterLastRule:
+      return "after_last_rule";
+    case RegionKind::kPromptBox:
+      return "prompt_box";
     case RegionKind::kAbovePromptBox:
       return "above_prompt_box(" + std::to_string(r.lines) + ")";
     case RegionKind::kAboveLastRule:
       return "above_last_rule(" + std::to_string(r.lines) + ")";
     case RegionKind::kAboveBottomLines:
       return "above_bottom_lines(" + std::to_string(r.lines) + ")";
-    case RegionKind::kWholeScreen: return "whole_screen";
-    case RegionKind::kRawStream: return "raw_stream";
+    case RegionKind::kWholeScreen:
+      return "whole_screen";
+    case RegionKind::kRawStream:
+      return "raw_stream";
   }
   return "?";
 }
@@ -98,12 +105,26 @@ bool IsRuleLine(std::string_view line) {
     switch (cp) {
       case U' ':
         break;
-      case U'─': case U'━': case U'═': case U'╌': case U'┄': case U'-':
-      case U'▔': case U'▁':
+      case U'─':
+      case U'━':
+      case U'═':
+      case U'╌':
+      case U'┄':
+      case U'-':
+      case U'▔':
+      case U'▁':
         ++horizontals;
         break;
-      case U'╭': case U'╮': case U'╰': case U'╯': case U'├': case U'┤':
-      case U'┌': case U'┐': case U'└': case U'┘':
+      case U'╭':
+      case U'╮':
+      case U'╰':
+      case U'╯':
+      case U'├':
+      case U'┤':
+      case U'┌':
+      case U'┐':
+      case U'└':
+      case U'┘':
         break;
       default:
         ++others;
@@ -132,8 +153,7 @@ int RegionText::RowAt(size_t offset) const {
 RegionCutter::RegionCutter(const AnalyzerInput& in)
     : in_(in), lines_(in.screen != nullptr ? in.screen->lines : kNoLines) {
   for (int r = static_cast<int>(lines_.size()) - 1; r >= 0; --r) {
-    if (lines_[static_cast<size_t>(r)].find_first_not_of(' ') !=
-        std::string::npos) {
+    if (lines_[static_cast<size_t>(r)].find_first_not_of(' ') != std::string::npos) {
       last_nonblank_ = r;
       break;
     }
@@ -172,8 +192,7 @@ void RegionCutter::Rows(const Region& r, int* first, int* last) const {
         int f = *last + 1;
         while (f > 0 && want > 0) {
           --f;
-          if (lines_[static_cast<size_t>(f)].find_first_not_of(' ') !=
-              std::string::npos)
+          if (lines_[static_cast<size_t>(f)].find_first_not_of(' ') != std::string::npos)
             --want;
         }
         *first = f;

@@ -13,17 +13,17 @@
 namespace agt::detect {
 
 enum class RegionKind {
-  kTitle,           // the last OSC 0/2 title
-  kOscProgress,     // OSC 9;4 progress as "<state>" or "<state>;<value>"
-  kNotification,    // the last OSC 9/777 notification body
-  kBottomLines,     // the last N rows, counted up from the last non-blank row
-  kAfterLastRule,   // rows below the last horizontal rule
-  kPromptBox,       // rows between the last two horizontal rules
-  kAbovePromptBox,  // the N non-blank rows just above the prompt box
+  kTitle,             // the last OSC 0/2 title
+  kOscProgress,       // OSC 9;4 progress as "<state>" or "<state>;<value>"
+  kNotification,      // the last OSC 9/777 notification body
+  kBottomLines,       // the last N rows, counted up from the last non-blank row
+  kAfterLastRule,     // rows below the last horizontal rule
+  kPromptBox,         // rows between the last two horizontal rules
+  kAbovePromptBox,    // the N non-blank rows just above the prompt box
   kAboveBottomLines,  // every row above the last N rows (the transcript)
-  kAboveLastRule,   // the N non-blank rows just above the last horizontal rule
-  kWholeScreen,     // every visible row
-  kRawStream,       // recent output bytes, escapes removed
+  kAboveLastRule,     // the N non-blank rows just above the last horizontal rule
+  kWholeScreen,       // every visible row
+  kRawStream,         // recent output bytes, escapes removed
 };
 
 struct Region {

@@ -20,7 +20,8 @@ std::string Shorten(std::string_view s, size_t max = 240) {
   std::string out;
   if (s.size() > max) {
     size_t from = s.size() - max;
-    while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
+    while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80)
+      ++from;
     out = "...";
     s = s.substr(from);
   }
@@ -40,18 +41,21 @@ bool Eval(const Condition& c, const Region& inherited, EvalState& st, int depth,
     const RegionText& text = st.view.Get(region);
     RegexMatch m;
     if (!c.regex->Search(text.text, &m)) {
-      Trace(st, depth, "FAIL regex /" + c.regex->pattern() + "/ on " + where +
-                           (text.text.empty() ? " (region empty)"
-                                              : ": no match in \"" + Shorten(text.text) + "\""));
+      Trace(st, depth,
+            "FAIL regex /" + c.regex->pattern() + "/ on " + where +
+                (text.text.empty() ? " (region empty)"
+                                   : ": no match in \"" + Shorten(text.text) + "\""));
       return false;
     }
     // Evidence is the row where the match shows, not a blank row that a
     // leading \s* reached back into.
     size_t at = m.begin();
-    while (at < m.groups[0].second && (text.text[at] == '\n' || text.text[at] == ' ')) ++at;
+    while (at < m.groups[0].second && (text.text[at] == '\n' || text.text[at] == ' '))
+      ++at;
     std::string_view line = text.LineAt(at);
-    Trace(st, depth, "ok   regex /" + c.regex->pattern() + "/ on " + where +
-                         ": matched \"" + Shorten(line) + "\"");
+    Trace(st, depth,
+          "ok   regex /" + c.regex->pattern() + "/ on " + where + ": matched \"" +
+              Shorten(line) + "\"");
     if (!negated && st.evidence.empty()) {
       st.evidence = std::string(line);
       st.evidence_row = text.RowAt(at);
@@ -64,10 +68,10 @@ bool Eval(const Condition& c, const Region& inherited, EvalState& st, int depth,
       Trace(st, depth, "FAIL menu on " + where + ": " + why);
       return false;
     }
-    Trace(st, depth, "ok   menu on " + where + ": " +
-                         std::to_string(menu->choices.size()) + " options, cursor on " +
-                         std::to_string(menu->cursor_position) +
-                         (menu->multi_select ? ", multi-select" : ""));
+    Trace(st, depth,
+          "ok   menu on " + where + ": " + std::to_string(menu->choices.size()) +
+              " options, cursor on " + std::to_string(menu->cursor_position) +
+              (menu->multi_select ? ", multi-select" : ""));
     if (!negated) st.menu = &*menu;
   }
   for (size_t i = 0; i < c.all.size(); ++i) {
@@ -103,8 +107,7 @@ const RegionText& ScreenView::Get(const Region& r) {
   return cache_.emplace(Key(r), cutter_.Cut(r)).first->second;
 }
 
-const std::optional<Menu>& ScreenView::MenuIn(const Region& r,
-                                              const MenuStyle& style,
+const std::optional<Menu>& ScreenView::MenuIn(const Region& r, const MenuStyle& style,
                                               std::string* why) {
   std::string key = RegionName(r) + "|" + (style.footer ? style.footer->pattern() : "");
   auto it = menus_.find(key);
@@ -124,8 +127,7 @@ const std::optional<Menu>& ScreenView::MenuIn(const Region& r,
 }
 
 std::optional<RuleMatch> MatchRule(const Rule& rule, const MenuStyle& style,
-                                   ScreenView& view,
-                                   std::vector<std::string>* trace) {
+                                   ScreenView& view, std::vector<std::string>* trace) {
   MenuStyle own;
   const MenuStyle* use = &style;
   if (rule.menu_footer_set) {

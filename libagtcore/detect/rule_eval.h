@@ -13,9 +13,9 @@ namespace agt::detect {
 
 struct RuleMatch {
   const Rule* rule = nullptr;
-  std::string evidence;       // the row the rule's first positive test matched
-  int evidence_row = -1;      // its screen row, -1 off-screen (title, stream)
-  core::WaitingDetail detail; // filled for rules with a menu or extractions
+  std::string evidence;        // the row the rule's first positive test matched
+  int evidence_row = -1;       // its screen row, -1 off-screen (title, stream)
+  core::WaitingDetail detail;  // filled for rules with a menu or extractions
 };
 
 /// One screen seen through regions; cuts each region once.
@@ -29,9 +29,7 @@ class ScreenView {
                                     std::string* why);
 
  private:
-  static int Key(const Region& r) {
-    return static_cast<int>(r.kind) * 10000 + r.lines;
-  }
+  static int Key(const Region& r) { return static_cast<int>(r.kind) * 10000 + r.lines; }
   RegionCutter cutter_;
   std::map<int, RegionText> cache_;
   std::map<std::string, std::pair<std::optional<Menu>, std::string>> menus_;

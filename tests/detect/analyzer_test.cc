@@ -1,6 +1,6 @@
-#include "libagtcore/detect/pattern_analyzer.h"
-
 #include <gtest/gtest.h>
+
+#include "libagtcore/detect/pattern_analyzer.h"
 
 namespace agt::detect {
 namespace {
@@ -69,8 +69,8 @@ class AnalyzerTest : public ::testing::Test {
 
 const std::vector<std::string> kIdle = {"hello", "❯ "};
 const std::vector<std::string> kWorking = {"✢ Working…", "❯ ", "esc to interrupt"};
-const std::vector<std::string> kDialog = {"Do you want to proceed?", "❯ 1. Yes", "  2. No (esc)",
-                                          "Esc to cancel"};
+const std::vector<std::string> kDialog = {"Do you want to proceed?", "❯ 1. Yes",
+                                          "  2. No (esc)", "Esc to cancel"};
 
 TEST_F(AnalyzerTest, UnrecognisedScreenIsUnknownWithAReason) {
   Verdict v = At(1000, {"lab$ ls", "a b c"});
@@ -177,7 +177,8 @@ TEST(AnalyzerRedaction, EvidenceIsRedacted) {
   in.screen = &s;
   Verdict v = a->Analyze(in);
   ASSERT_EQ(v.signal.state, core::State::kError);
-  EXPECT_EQ(v.signal.evidence.find("AAAAAAAAAAAAAAAAAAAA"), std::string::npos) << v.signal.evidence;
+  EXPECT_EQ(v.signal.evidence.find("AAAAAAAAAAAAAAAAAAAA"), std::string::npos)
+      << v.signal.evidence;
   EXPECT_NE(v.signal.evidence.find("API Error"), std::string::npos) << v.signal.evidence;
 }
 

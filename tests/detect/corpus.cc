@@ -51,7 +51,8 @@ std::string Join(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string FixturesRoot() {
-  if (const char* d = std::getenv("AGTMUX_FIXTURES_DIR"); d != nullptr && *d != '\0') return d;
+  if (const char* d = std::getenv("AGTMUX_FIXTURES_DIR"); d != nullptr && *d != '\0')
+    return d;
   return fs::path(AGTMUX_SOURCE_PATTERNS_DIR).parent_path().string() + "/tests/fixtures";
 }
 
@@ -104,13 +105,15 @@ core::Result<Fixture> LoadFixture(const std::string& dir) {
       e.state = core::ParseState(d["state"].GetString()).value_or(State::kUnknown);
     if (d.HasMember("approval_type") && d["approval_type"].IsString())
       e.detail.approval_type = d["approval_type"].GetString();
-    if (d.HasMember("details") && d["details"].IsString()) e.detail.details = d["details"].GetString();
+    if (d.HasMember("details") && d["details"].IsString())
+      e.detail.details = d["details"].GetString();
     if (d.HasMember("choices")) e.detail.choices = Strings(d["choices"]);
     if (d.HasMember("multi_select") && d["multi_select"].IsBool())
       e.detail.multi_select = d["multi_select"].GetBool();
     if (d.HasMember("cursor_position") && d["cursor_position"].IsInt())
       e.detail.cursor_position = d["cursor_position"].GetInt();
-    if (d.HasMember("source") && d["source"].IsString()) e.source = d["source"].GetString();
+    if (d.HasMember("source") && d["source"].IsString())
+      e.source = d["source"].GetString();
     f.truth.push_back(std::move(e));
   });
   if (!st.ok()) return st.error();
@@ -128,7 +131,8 @@ core::Result<Fixture> LoadFixture(const std::string& dir) {
   return f;
 }
 
-Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib, double* end) {
+Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
+                   double* end) {
   auto analyzer = CreateAnalyzer(std::move(lib), f.agent);
   Timeline out;
   Screen screen;
@@ -251,24 +255,27 @@ Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end, double g
                           (T->detail.multi_select ? " multi" : "") + ", got " +
                           Join(P->detail.choices) + " cursor " +
                           std::to_string(P->detail.cursor_position) +
-                          (P->detail.multi_select ? " multi" : "") + " (" + P->rule_id + ")",
+                          (P->detail.multi_select ? " multi" : "") + " (" + P->rule_id +
+                          ")",
                       a);
             } else if (T->detail.approval_type != P->detail.approval_type ||
                        T->detail.details != P->detail.details) {
               sc.aux_wrong += d;
               problem("approval_type/details: want " + T->detail.approval_type + " \"" +
-                          T->detail.details + "\", got " + P->detail.approval_type + " \"" +
-                          P->detail.details + "\"",
+                          T->detail.details + "\", got " + P->detail.approval_type +
+                          " \"" + P->detail.details + "\"",
                       a);
             }
           }
         } else {
           if (ps == State::kWaitingApproval) sc.false_approval += d;
-          problem(std::string("state: want ") + std::string(core::StateName(ts)) + ", got " +
-                      std::string(core::StateName(ps)) + " (" +
-                      (P ? P->rule_id + (P->reason_code.empty() ? "" : "/" + P->reason_code) : "-") +
-                      ") for " + Fmt(d),
-                  a);
+          problem(
+              std::string("state: want ") + std::string(core::StateName(ts)) + ", got " +
+                  std::string(core::StateName(ps)) + " (" +
+                  (P ? P->rule_id + (P->reason_code.empty() ? "" : "/" + P->reason_code)
+                     : "-") +
+                  ") for " + Fmt(d),
+              a);
         }
       }
     }
@@ -299,7 +306,8 @@ std::string FormatTimeline(const Timeline& t) {
     const auto& d = p.signal.detail;
     if (!d.approval_type.empty()) out += "  type=" + d.approval_type;
     if (!d.choices.empty())
-      out += "  choices=" + Join(d.choices) + " cursor=" + std::to_string(d.cursor_position) +
+      out += "  choices=" + Join(d.choices) +
+             " cursor=" + std::to_string(d.cursor_position) +
              (d.multi_select ? " multi" : "");
     if (!d.details.empty()) out += "  details=\"" + d.details + "\"";
     if (!p.signal.evidence.empty()) out += "  | " + p.signal.evidence;

@@ -54,19 +54,21 @@ using Timeline = std::vector<Point>;
 
 /// CAP mode: each snapshot is a capture; a changed screen counts as output
 /// at its time; the analyzer's rechecks run between snapshots.
-Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib, double* end);
+Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
+                   double* end);
 /// PTY mode: the cast through the wrapper's pipeline (scanner, libvterm, analyzer).
-core::Result<Timeline> ReplayPty(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
-                                 double* end);
+core::Result<Timeline> ReplayPty(const Fixture& f,
+                                 std::shared_ptr<const PatternLibrary> lib, double* end);
 
 struct Score {
-  double counted = 0;       // seconds scored (outside the grace windows)
-  double agreed = 0;        // of which the state agreed
+  double counted = 0;         // seconds scored (outside the grace windows)
+  double agreed = 0;          // of which the state agreed
   double false_approval = 0;  // seconds of waiting_approval that truth does not have
-  int waits = 0;            // waiting intervals in truth
-  int missed_waits = 0;     // of which the analyzer never showed the state
-  double detail_wrong = 0;  // seconds with the right waiting state but wrong choices/cursor/multi
-  double aux_wrong = 0;     // seconds with wrong approval_type or details (reported)
+  int waits = 0;              // waiting intervals in truth
+  int missed_waits = 0;       // of which the analyzer never showed the state
+  double detail_wrong =
+      0;  // seconds with the right waiting state but wrong choices/cursor/multi
+  double aux_wrong = 0;  // seconds with wrong approval_type or details (reported)
   std::vector<std::string> problems;  // human-readable, with times
   double Agreement() const { return counted > 0 ? agreed / counted : 1.0; }
   void Add(const Score& o);
@@ -74,7 +76,8 @@ struct Score {
 
 /// Scores `pred` against truth over [0, end], skipping `grace` seconds
 /// after each true transition.
-Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end, double grace = 0.3);
+Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end,
+                    double grace = 0.3);
 
 /// "  1.234s running high claude.footer.interrupt | evidence"
 std::string FormatTimeline(const Timeline& t);

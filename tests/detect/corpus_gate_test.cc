@@ -20,10 +20,11 @@ struct ModeResult {
 };
 
 void Report(const char* mode, const std::string& name, const Score& s) {
-  std::printf("%-4s %-40s agree %6.2f%% of %6.1fs  false_approval %.2fs  waits %d missed %d  "
-              "detail_wrong %.2fs  type/details_wrong %.2fs\n",
-              mode, name.c_str(), 100 * s.Agreement(), s.counted, s.false_approval, s.waits,
-              s.missed_waits, s.detail_wrong, s.aux_wrong);
+  std::printf(
+      "%-4s %-40s agree %6.2f%% of %6.1fs  false_approval %.2fs  waits %d missed %d  "
+      "detail_wrong %.2fs  type/details_wrong %.2fs\n",
+      mode, name.c_str(), 100 * s.Agreement(), s.counted, s.false_approval, s.waits,
+      s.missed_waits, s.detail_wrong, s.aux_wrong);
 }
 
 void RunGate(const char* mode) {

@@ -1,11 +1,10 @@
 // PTY-mode replay of a fixture for the corpus gates: the cast goes through
 // the wrapper's own screen pipeline (stream scanner, libvterm screen, the
 // analysis timing of the live proxy) with the pattern analyzer behind it.
-#include "tests/detect/corpus.h"
-
 #include <algorithm>
 
 #include "libagtcore/detect/pattern_analyzer.h"
+#include "tests/detect/corpus.h"
 #include "wrap/asciicast.h"
 #include "wrap/screen_pipeline.h"
 
@@ -16,8 +15,8 @@ double ToSec(core::TimeNs t) { return static_cast<double>(t - 1) / 1e9; }
 
 }  // namespace
 
-core::Result<Timeline> ReplayPty(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
-                                 double* end) {
+core::Result<Timeline> ReplayPty(const Fixture& f,
+                                 std::shared_ptr<const PatternLibrary> lib, double* end) {
   auto text = ReadTextFile(f.cast_path);
   if (!text.ok()) return text.error();
   auto cast = wrap::ParseCast(*text);
@@ -56,13 +55,15 @@ core::Result<Timeline> ReplayPty(const Fixture& f, std::shared_ptr<const Pattern
   // After the agent exits the wrapper reports the exit itself (lifecycle,
   // not a screen rule): the pane has no agent any more.
   if (!f.truth.empty() && f.truth.back().detail.empty() &&
-      f.truth.back().state == core::State::kUnknown && f.truth.back().source == "agent_exit") {
+      f.truth.back().state == core::State::kUnknown &&
+      f.truth.back().source == "agent_exit") {
     core::Signal gone;
     gone.state = core::State::kUnknown;
     gone.reason_code = "no_agent";
     gone.rule_id = "wrapper.exited";
     for (const auto& ev : cast->events)
-      if (ev.code == 'm' && ev.data.rfind("exit", 0) == 0) out.push_back({ToSec(ev.at + 1), gone});
+      if (ev.code == 'm' && ev.data.rfind("exit", 0) == 0)
+        out.push_back({ToSec(ev.at + 1), gone});
   }
   *end = ToSec(last);
   return out;

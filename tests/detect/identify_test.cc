@@ -18,7 +18,8 @@ class IdentifyTest : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.error().message;
     rules_ = std::move(r).value();
   }
-  std::string Id(std::string_view proc, std::string_view cmd = {}, std::string_view title = {}) {
+  std::string Id(std::string_view proc, std::string_view cmd = {},
+                 std::string_view title = {}) {
     auto id = Identify(rules_, proc, cmd, title);
     return id ? id->agent + "/" + id->via : "none";
   }
@@ -34,9 +35,11 @@ TEST_F(IdentifyTest, ProcessNamesIncludingClaudesVersionNumber) {
 }
 
 TEST_F(IdentifyTest, NodeAndBunNeedTheChildsCmdline) {
-  std::string codex("node\0/home/u/.cache/agtmux/agents/node_modules/.bin/codex\0--no-daemon\0", 72);
+  std::string codex(
+      "node\0/home/u/.cache/agtmux/agents/node_modules/.bin/codex\0--no-daemon\0", 72);
   EXPECT_EQ(Id("node", codex), "codex/cmdline");
-  std::string gemini("node\0/usr/lib/node_modules/@google/gemini-cli/dist/index.js\0", 61);
+  std::string gemini("node\0/usr/lib/node_modules/@google/gemini-cli/dist/index.js\0",
+                     61);
   EXPECT_EQ(Id("node", gemini), "gemini/cmdline");
   EXPECT_EQ(Id("bun", "bun /opt/@anthropic-ai/claude-code/cli.js"), "claude/cmdline");
   EXPECT_EQ(Id("node", "node server.js --port 3000"), "none");
@@ -45,8 +48,8 @@ TEST_F(IdentifyTest, NodeAndBunNeedTheChildsCmdline) {
 }
 
 TEST_F(IdentifyTest, EditorsPagersFileManagersAndShellsAreExcluded) {
-  for (const char* p : {"vim", "nvim", "emacs", "nano", "less", "more", "man", "ranger", "nnn", "lf",
-                        "mc", "bash", "zsh"}) {
+  for (const char* p : {"vim", "nvim", "emacs", "nano", "less", "more", "man", "ranger",
+                        "nnn", "lf", "mc", "bash", "zsh"}) {
     EXPECT_EQ(Id(p, std::string(p) + " src/codex.rs", "✳ Claude Code"), "none") << p;
   }
   // A file named after an agent, opened in an editor through node, is not the agent.
@@ -60,10 +63,13 @@ TEST_F(IdentifyTest, TitleGlyphsAreTheWeakestHint) {
 }
 
 TEST(IdentifyRulesParse, BrokenFileNamesFieldAndPcre2Error) {
-  auto r = ParseIdentifyRules("[[agent]]\nname = \"x\"\nprocess = ['(']\n", "/u/identify.toml");
+  auto r = ParseIdentifyRules("[[agent]]\nname = \"x\"\nprocess = ['(']\n",
+                              "/u/identify.toml");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("/u/identify.toml agent 'x'"), std::string::npos) << r.error().message;
-  EXPECT_NE(r.error().message.find("at offset 1"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("/u/identify.toml agent 'x'"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("at offset 1"), std::string::npos)
+      << r.error().message;
   EXPECT_FALSE(ParseIdentifyRules("[[agent]]\nprocess = ['a']\n", "f").ok());
   EXPECT_FALSE(ParseIdentifyRules("[[agent]]\nname = \"a\"\nproc = ['a']\n", "f").ok());
 }
@@ -88,12 +94,15 @@ TEST_F(LogTest, FailuresWarningsAndSuccess) {
     const char* rule;
   };
   const Case cases[] = {
-      {"src/a.cc:12:3: error: 'x' was not declared in this scope", LogClass::kFailure, "build.compile_error"},
+      {"src/a.cc:12:3: error: 'x' was not declared in this scope", LogClass::kFailure,
+       "build.compile_error"},
       {"[  FAILED  ] Menu.Prose (0 ms)", LogClass::kFailure, "test.failed"},
-      {"CONFLICT (content): Merge conflict in README.md", LogClass::kFailure, "git.conflict"},
+      {"CONFLICT (content): Merge conflict in README.md", LogClass::kFailure,
+       "git.conflict"},
       {"thread 'main' panicked at src/main.rs:2:5:", LogClass::kFailure, "runtime.panic"},
-      {"FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory", LogClass::kFailure,
-       "runtime.oom"},
+      {"FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of "
+       "memory",
+       LogClass::kFailure, "runtime.oom"},
       {"src/a.cc:3:1: warning: unused variable 'y'", LogClass::kWarning, "build.warning"},
       {"===== 12 passed in 0.31s =====", LogClass::kSuccess, "test.passed"},
       {"just some text", LogClass::kUnknown, nullptr},
@@ -109,7 +118,8 @@ TEST_F(LogTest, FailuresWarningsAndSuccess) {
 }
 
 TEST_F(LogTest, TheWorstClassWinsAndLinesAreNumbered) {
-  LogReport r = ClassifyLog(rules_, "12 passed\nsrc/x.c:1:1: warning: w\nok\n3 failed, 9 passed\n");
+  LogReport r =
+      ClassifyLog(rules_, "12 passed\nsrc/x.c:1:1: warning: w\nok\n3 failed, 9 passed\n");
   EXPECT_EQ(r.verdict, LogClass::kFailure);
   ASSERT_GE(r.findings.size(), 3u);
   EXPECT_EQ(r.findings.back().line_no, 4);
@@ -117,11 +127,14 @@ TEST_F(LogTest, TheWorstClassWinsAndLinesAreNumbered) {
 }
 
 TEST(LogRulesParse, BrokenRuleIsNamed) {
-  auto r = ParseLogRules("[[rule]]\nid = \"b\"\nclass = \"failure\"\nregex = 'a{2,1}'\n", "/p/analyze.toml");
+  auto r = ParseLogRules("[[rule]]\nid = \"b\"\nclass = \"failure\"\nregex = 'a{2,1}'\n",
+                         "/p/analyze.toml");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("/p/analyze.toml:1: rule 'b'"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("/p/analyze.toml:1: rule 'b'"), std::string::npos)
+      << r.error().message;
   EXPECT_NE(r.error().message.find("at offset"), std::string::npos) << r.error().message;
-  EXPECT_FALSE(ParseLogRules("[[rule]]\nid = \"b\"\nclass = \"bad\"\nregex = 'a'\n", "f").ok());
+  EXPECT_FALSE(
+      ParseLogRules("[[rule]]\nid = \"b\"\nclass = \"bad\"\nregex = 'a'\n", "f").ok());
 }
 
 }  // namespace

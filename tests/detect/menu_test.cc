@@ -12,7 +12,8 @@ std::vector<std::string_view> View(const std::vector<std::string>& v) {
 MenuStyle Style(std::vector<std::string> glyphs, const char* footer) {
   MenuStyle s;
   s.cursor_glyphs = std::move(glyphs);
-  if (footer != nullptr) s.footer = std::make_shared<const Regex>(std::move(Regex::Compile(footer)).value());
+  if (footer != nullptr)
+    s.footer = std::make_shared<const Regex>(std::move(Regex::Compile(footer)).value());
   return s;
 }
 
@@ -32,9 +33,10 @@ TEST(Menu, ClaudeApprovalDialog) {
   };
   auto m = FindMenu(View(rows), Style({"❯"}, "Esc to cancel"));
   ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->choices, (std::vector<std::string>{
-                            "Yes", "Yes, and don't ask again for mkdir commands in /tmp/work",
-                            "No, and tell Claude what to do differently"}));
+  EXPECT_EQ(m->choices,
+            (std::vector<std::string>{
+                "Yes", "Yes, and don't ask again for mkdir commands in /tmp/work",
+                "No, and tell Claude what to do differently"}));
   EXPECT_EQ(m->cursor_position, 1);
   EXPECT_FALSE(m->multi_select);
   EXPECT_EQ(m->question, "Do you want to proceed?");
@@ -136,8 +138,8 @@ TEST(Menu, NeedsConsecutiveNumbersFromOneAndOneCursor) {
 
 TEST(Menu, TheLastMenuOnScreenWins) {
   std::vector<std::string> rows = {
-      "❯ 1. old", "  2. older", "Esc to cancel", "...", "Second question?", "  1. new", "❯ 2. newer",
-      "Esc to cancel",
+      "❯ 1. old",         "  2. older", "Esc to cancel", "...",
+      "Second question?", "  1. new",   "❯ 2. newer",    "Esc to cancel",
   };
   auto m = FindMenu(View(rows), Style({"❯"}, "Esc to cancel"));
   ASSERT_TRUE(m.has_value());

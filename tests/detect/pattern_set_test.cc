@@ -80,14 +80,18 @@ TEST(PatternSet, BrokenFilesNameTheFileLineRuleAndField) {
         "at offset 3"}},
       {"[[rule]]\nid = \"x.r\"\nstate = \"idle\"\nregion = \"bottom(3)\"\nregex = 'a'\n",
        {"rule 'x.r'", "unknown region 'bottom(3)'"}},
-      {"[[rule]]\nid = \"x.s\"\nstate = \"busy\"\nregex = 'a'\n", {"rule 'x.s'", "unknown state 'busy'"}},
-      {"[[rule]]\nid = \"x.k\"\nstate = \"idle\"\nregx = 'a'\n", {"rule 'x.k'", "unknown key 'regx'"}},
+      {"[[rule]]\nid = \"x.s\"\nstate = \"busy\"\nregex = 'a'\n",
+       {"rule 'x.s'", "unknown state 'busy'"}},
+      {"[[rule]]\nid = \"x.k\"\nstate = \"idle\"\nregx = 'a'\n",
+       {"rule 'x.k'", "unknown key 'regx'"}},
       {"[[rule]]\nstate = \"idle\"\nregex = 'a'\n", {"missing field 'id'"}},
       {"[[rule]]\nid = \"x.e\"\nstate = \"idle\"\n", {"rule 'x.e'", "has no test"}},
       {"[[rule]]\nid = \"x.u\"\nstate = \"unknown\"\nregex='a'\n", {"needs a 'reason'"}},
-      {"[[rule]]\nid = \"x.n\"\nstate = \"idle\"\nregex = 'a'\nnot = [{ regex = '[z' }]\n",
+      {"[[rule]]\nid = \"x.n\"\nstate = \"idle\"\nregex = 'a'\nnot = [{ regex = '[z' "
+       "}]\n",
        {"rule 'x.n'", "missing terminating ]", "not[0]"}},
-      {"[[rule]]\nid = \"d\"\nstate = \"idle\"\nregex = 'a'\n[[rule]]\nid = \"d\"\nstate = \"idle\"\nregex = 'b'\n",
+      {"[[rule]]\nid = \"d\"\nstate = \"idle\"\nregex = 'a'\n[[rule]]\nid = \"d\"\nstate "
+       "= \"idle\"\nregex = 'b'\n",
        {"rule 'd'", "duplicate rule id"}},
       {"this is = = not toml", {"/p/x.toml:1", "TOML syntax error"}},
   };
@@ -163,7 +167,8 @@ TEST(PatternLibrary, BrokenUserFileIsRejectedAndBuiltinStays) {
   TempDir builtin, user;
   builtin.Write("demo.toml", kGood);
   builtin.Write("identify.toml", "this file is not an agent set");
-  user.Write("demo.toml", "[[rule]]\nid = \"demo.mine\"\nstate = \"idle\"\nregex = '(?<n'\n");
+  user.Write("demo.toml",
+             "[[rule]]\nid = \"demo.mine\"\nstate = \"idle\"\nregex = '(?<n'\n");
   auto lib = PatternLibrary::Load({builtin.path(), user.path(), {}});
   const PatternSet* demo = lib->Find("demo");
   ASSERT_NE(demo, nullptr);
@@ -182,7 +187,8 @@ TEST(PatternLibrary, UserFileExtendsOrReplaces) {
   builtin.Write("demo.toml", kGood);
   user.Write("demo.toml",
              "[[rule]]\nid = \"demo.working\"\nstate = \"running\"\nregex = 'busy'\n"
-             "[[rule]]\nid = \"demo.extra\"\nstate = \"error\"\nreason = \"x\"\nregex = 'boom'\n");
+             "[[rule]]\nid = \"demo.extra\"\nstate = \"error\"\nreason = \"x\"\nregex = "
+             "'boom'\n");
   auto lib = PatternLibrary::Load({builtin.path(), user.path(), {}});
   const PatternSet* demo = lib->Find("demo");
   ASSERT_NE(demo, nullptr);
@@ -193,7 +199,9 @@ TEST(PatternLibrary, UserFileExtendsOrReplaces) {
   EXPECT_EQ(demo->rules[2].id, "demo.combo");
   EXPECT_TRUE(lib->problems().empty());
 
-  user.Write("demo.toml", "mode = \"replace\"\n[[rule]]\nid = \"only\"\nstate = \"idle\"\nregex = 'x'\n");
+  user.Write(
+      "demo.toml",
+      "mode = \"replace\"\n[[rule]]\nid = \"only\"\nstate = \"idle\"\nregex = 'x'\n");
   auto lib2 = PatternLibrary::Load({builtin.path(), user.path(), {}});
   ASSERT_EQ(lib2->Find("demo")->rules.size(), 1u);
   EXPECT_EQ(lib2->Find("demo")->rules[0].id, "only");
@@ -207,19 +215,21 @@ TEST(PatternLibrary, BuiltinSetsAllLoadCleanly) {
 }
 
 TEST(Region, ParseAndName) {
-  for (const char* r : {"title", "osc_progress", "bottom_lines(12)", "after_last_rule", "prompt_box",
-                        "above_prompt_box(3)", "whole_screen", "raw_stream", "notification"}) {
+  for (const char* r :
+       {"title", "osc_progress", "bottom_lines(12)", "after_last_rule", "prompt_box",
+        "above_prompt_box(3)", "whole_screen", "raw_stream", "notification"}) {
     auto p = ParseRegion(r);
     ASSERT_TRUE(p.ok()) << r;
     EXPECT_EQ(RegionName(*p), r);
   }
-  for (const char* bad : {"bottom_lines(0)", "bottom_lines(x)", "bottom_lines(", "screen", ""})
+  for (const char* bad :
+       {"bottom_lines(0)", "bottom_lines(x)", "bottom_lines(", "screen", ""})
     EXPECT_FALSE(ParseRegion(bad).ok()) << bad;
 }
 
 TEST(Region, CutsTheLayoutRegions) {
-  Screen screen = MakeScreen({"old ❯ prompt", "● answer", "✢ Working…", "", HRule(), "❯ typed",
-                              HRule(), "  ? for shortcuts", "", ""});
+  Screen screen = MakeScreen({"old ❯ prompt", "● answer", "✢ Working…", "", HRule(),
+                              "❯ typed", HRule(), "  ? for shortcuts", "", ""});
   StreamSignals sig;
   sig.title = "✳ Lab";
   sig.progress_state = 1;

@@ -21,7 +21,8 @@ TEST(Regex, CompileErrorCarriesPcre2MessageAndOffset) {
   EXPECT_EQ(r.error().code, core::Err::kPatternInvalid);
   EXPECT_NE(r.error().message.find("missing closing parenthesis"), std::string::npos)
       << r.error().message;
-  EXPECT_NE(r.error().message.find("at offset 4"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("at offset 4"), std::string::npos)
+      << r.error().message;
 }
 
 TEST(Regex, UcpMakesWordAndSpaceClassesUnicodeAware) {
@@ -47,16 +48,26 @@ TEST(Regex, MultilineAnchorsWorkPerRow) {
 TEST(Regex, InvalidUtf8SubjectNeverMatchesAndNeverCrashes) {
   auto r = Regex::Compile("a.c");
   ASSERT_TRUE(r.ok());
-  EXPECT_FALSE(r->Search(std::string("a\xff" "c")));
+  EXPECT_FALSE(
+      r->Search(std::string("a\xff"
+                            "c")));
 }
 
 TEST(Regex, JitAndInterpreterAgree) {
-  const char* patterns[] = {R"(^[✢✳✶✻✽·*] \S+… ?(?:\(|$))", R"(Do you want to (?:proceed|make this edit to .*)\?)",
-                            R"((?i)esc to (?:interrupt|cancel))", R"(^\s*(\d+)\.\s+(.*?)(?:\s+\((?:esc|[a-z])\))?$)"};
-  const char* subjects[] = {"✢ Razzmatazzing…", "✻ Baked for 2s", "Do you want to proceed?",
-                            "Do you want to make this edit to a.py?", "  esc to interrupt · ← for agents",
-                            "❯ 1. Yes", "  3. No, and tell Claude what to do differently (esc)", "ESC TO CANCEL",
-                            "", "plain"};
+  const char* patterns[] = {R"(^[✢✳✶✻✽·*] \S+… ?(?:\(|$))",
+                            R"(Do you want to (?:proceed|make this edit to .*)\?)",
+                            R"((?i)esc to (?:interrupt|cancel))",
+                            R"(^\s*(\d+)\.\s+(.*?)(?:\s+\((?:esc|[a-z])\))?$)"};
+  const char* subjects[] = {"✢ Razzmatazzing…",
+                            "✻ Baked for 2s",
+                            "Do you want to proceed?",
+                            "Do you want to make this edit to a.py?",
+                            "  esc to interrupt · ← for agents",
+                            "❯ 1. Yes",
+                            "  3. No, and tell Claude what to do differently (esc)",
+                            "ESC TO CANCEL",
+                            "",
+                            "plain"};
   for (const char* p : patterns) {
     RegexOptions nojit;
     nojit.jit = false;
