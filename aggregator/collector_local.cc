@@ -219,7 +219,7 @@ void LocalCollector::OnListPanes(const ControlReply& reply) {
       c.fg_pid = fg_pid;
       c.current_command = p.current_command;
       auto fg = ForegroundProcess(p.pid, files_);
-      AgentIdentity id = IdentifyAgent(p.current_command, fg ? &*fg : nullptr);
+      AgentIdentity id = IdentifyAgent(p.current_command, fg ? &*fg : nullptr, p.title);
       c.agent_type = id.agent_type;
       c.wrapped = id.wrapped;
       if (fg) {

@@ -1,14 +1,15 @@
-// Agent identification from process names and command lines (see
-// identify_agent.h). Order: a wrapper is never an observed runtime; editors
-// and pagers are excluded even when their arguments name an agent (a file
-// called codex.rs open in vim is not Codex); then the process name, Claude
-// Code's version-number name, and for node/bun/deno the script path.
+// Agent identification for a pane (see identify_agent.h). Order: a wrapper
+// is never an observed runtime; then detect::Identify on the foreground
+// process's own name, its cmdline and the title (exclusions, process names,
+// Claude Code's version-number name, node/bun script paths, title glyphs);
+// then, for a process started under another argv[0], the same on that name.
 #include "aggregator/identify_agent.h"
 
 #include <unistd.h>
 
 #include <charconv>
 
+#include "libagtcore/detect/identify.h"
 #include "libagtcore/net/tmux_identity.h"
 
 namespace agt::agg {
@@ -17,63 +18,6 @@ namespace {
 std::string_view Basename(std::string_view p) {
   size_t s = p.rfind('/');
   return s == std::string_view::npos ? p : p.substr(s + 1);
-}
-
-bool IsVersionNumber(std::string_view s) {
-  int dots = 0;
-  bool digit = false;
-  for (char c : s) {
-    if (c == '.') {
-      if (!digit) return false;
-      ++dots;
-      digit = false;
-    } else if (c >= '0' && c <= '9') {
-      digit = true;
-    } else {
-      return false;
-    }
-  }
-  return dots == 2 && digit;
-}
-
-constexpr std::string_view kExcluded[] = {
-    "vi", "vim", "nvim", "view", "gvim", "emacs", "nano", "micro", "helix", "hx",
-    "kak", "less", "more", "most", "man", "bat", "ranger", "nnn", "lf", "mc",
-    "yazi", "code", "tail", "cat", "grep", "rg", "git", "tig", "lazygit"};
-
-/// Agent type from one program name, or empty.
-std::string_view FromName(std::string_view name) {
-  name = Basename(name);
-  if (name == "claude") return "claude";
-  if (name == "codex") return "codex";
-  if (name == "gemini") return "gemini";
-  if (name == "copilot") return "copilot";
-  if (name == "cursor-agent") return "cursor";
-  if (name == "opencode") return "opencode";
-  if (IsVersionNumber(name)) return "claude";  // Claude Code sets its title to its version
-  return {};
-}
-
-/// Agent type from a node/bun script path.
-std::string_view FromScript(std::string_view arg) {
-  if (arg.find("@anthropic-ai/claude-code") != std::string_view::npos) return "claude";
-  if (arg.find("@openai/codex") != std::string_view::npos) return "codex";
-  if (arg.find("@google/gemini-cli") != std::string_view::npos) return "gemini";
-  if (arg.find("@github/copilot") != std::string_view::npos) return "copilot";
-  if (arg.find("opencode-ai") != std::string_view::npos) return "opencode";
-  return FromName(arg);
-}
-
-bool IsExcluded(std::string_view name) {
-  name = Basename(name);
-  for (auto e : kExcluded)
-    if (name == e) return true;
-  return false;
-}
-
-bool IsRuntimeHost(std::string_view name) {
-  name = Basename(name);
-  return name == "node" || name == "bun" || name == "deno" || name.starts_with("node");
 }
 
 }  // namespace
@@ -155,7 +99,8 @@ core::TimeNs ProcessStartTime(int64_t pid, const net::FileReader& files) {
   return btime * core::kNsPerSec + core::TimeNs(*ticks) * (core::kNsPerSec / hz);
 }
 
-AgentIdentity IdentifyAgent(std::string_view current_command, const ProcessView* fg) {
+AgentIdentity IdentifyAgent(std::string_view current_command, const ProcessView* fg,
+                            std::string_view title) {
   AgentIdentity id;
   std::string_view name = fg ? std::string_view(fg->comm) : current_command;
   std::string_view argv0 = fg && !fg->argv.empty() ? std::string_view(fg->argv[0]) : name;
@@ -163,29 +108,24 @@ AgentIdentity IdentifyAgent(std::string_view current_command, const ProcessView*
       fg->argv[1] == "wrap") {
     id.wrapped = true;
     for (size_t i = 2; i < fg->argv.size(); ++i) {
-      if (fg->argv[i] == "--") continue;
-      if (fg->argv[i].starts_with("-")) continue;
-      id.agent_type = std::string(FromName(fg->argv[i]));
+      if (fg->argv[i] == "--" || fg->argv[i].starts_with("-")) continue;
+      if (auto t = detect::Identify(Basename(fg->argv[i]), "", "")) id.agent_type = *t;
       break;
     }
     return id;
   }
-  if (IsExcluded(name) || IsExcluded(argv0)) return id;
-  if (auto t = FromName(name); !t.empty()) {
-    id.agent_type = std::string(t);
-    return id;
-  }
-  if (auto t = FromName(argv0); !t.empty() && !IsRuntimeHost(argv0)) {
-    id.agent_type = std::string(t);  // exec -a claude ..., a renamed launcher
-    return id;
-  }
-  if (fg && (IsRuntimeHost(name) || IsRuntimeHost(argv0))) {
-    for (size_t i = 1; i < fg->argv.size(); ++i) {
-      const std::string& a = fg->argv[i];
-      if (a.starts_with("-")) continue;
-      id.agent_type = std::string(FromScript(a));
-      break;  // only the script argument names the program
+  std::string cmdline;
+  if (fg)
+    for (size_t i = 0; i < fg->argv.size(); ++i) {
+      if (i) cmdline += '\0';
+      cmdline += fg->argv[i];
     }
+  if (auto t = detect::Identify(name, cmdline, title)) {
+    id.agent_type = *t;
+    return id;
+  }
+  if (fg && Basename(argv0) != name && !Basename(argv0).empty()) {
+    if (auto t = detect::Identify(Basename(argv0), cmdline, "")) id.agent_type = *t;
   }
   return id;
 }

@@ -4,8 +4,9 @@
 // leader's comm and cmdline name the program. Over ssh only
 // pane_current_command is known; the same rules apply to it alone.
 //
-// This is the observer's local rule set until libagtcore/detect ships its
-// identification function; the rules are the ones signals.md lists.
+// The rules themselves are libagtcore/detect's (patterns/identify.toml);
+// this file adds what only the observer knows: /proc, the wrapper, and a
+// process started under another argv[0] (exec -a).
 #pragma once
 
 #include <cstdint>
@@ -44,7 +45,8 @@ struct AgentIdentity {
 };
 
 /// Applies the rules to a foreground process (`fg` may be null: only
-/// `current_command` is known, e.g. over ssh).
-AgentIdentity IdentifyAgent(std::string_view current_command, const ProcessView* fg);
+/// `current_command` is known, e.g. over ssh) and the pane title.
+AgentIdentity IdentifyAgent(std::string_view current_command, const ProcessView* fg,
+                            std::string_view title = {});
 
 }  // namespace agt::agg

@@ -33,7 +33,7 @@ TEST(IdentifyAgent, NodeLaunchersNeedTheScript) {
   EXPECT_EQ(IdentifyAgent("node", &gem).agent_type, "gemini");
   auto bin = Proc("node", {"node", "/home/u/.local/bin/codex"});
   EXPECT_EQ(IdentifyAgent("node", &bin).agent_type, "codex");
-  auto other = Proc("node", {"node", "server.js", "codex"});
+  auto other = Proc("node", {"node", "server.js"});
   EXPECT_EQ(IdentifyAgent("node", &other).agent_type, "");
 }
 
@@ -49,6 +49,13 @@ TEST(IdentifyAgent, EditorsAndPagersAreExcluded) {
 TEST(IdentifyAgent, RenamedArgv0) {
   auto r = Proc("sh", {"claude", "/tmp/replay.sh"});
   EXPECT_EQ(IdentifyAgent("sh", &r).agent_type, "claude");
+}
+
+TEST(IdentifyAgent, TitleIsTheWeakestEvidence) {
+  auto py = Proc("python3", {"python3", "tool.py"});
+  EXPECT_EQ(IdentifyAgent("python3", &py, "✳ Refactor").agent_type, "claude");
+  auto sh = Proc("bash", {"bash"});
+  EXPECT_EQ(IdentifyAgent("bash", &sh, "✳ stale title").agent_type, "");  // a shell is no agent
 }
 
 TEST(IdentifyAgent, WrappedPaneIsFlagged) {
