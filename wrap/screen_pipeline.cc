@@ -3,6 +3,8 @@
 // analysis is due and something was drawn since the last render.
 #include "wrap/screen_pipeline.h"
 
+#include <cstring>
+
 namespace agt::wrap {
 
 ScreenPipeline::ScreenPipeline(ScreenPipelineOptions opts,
@@ -14,7 +16,40 @@ ScreenPipeline::ScreenPipeline(ScreenPipelineOptions opts,
 void ScreenPipeline::OnOutput(std::string_view bytes, core::TimeNs now) {
   if (bytes.empty()) return;
   scanner_.Feed(bytes, now);
-  screen_.Feed(bytes);
+  if (!flooding_) {
+    // Draw up to the line budget of this analysis window; the rest floods.
+    const int budget = opts_.rows * opts_.flood_screens - window_lines_;
+    size_t cut = 0;
+    int lines = 0;
+    while (lines < budget) {
+      const void* nl = std::memchr(bytes.data() + cut, '\n', bytes.size() - cut);
+      if (nl == nullptr) {
+        cut = bytes.size();
+        break;
+      }
+      cut = static_cast<size_t>(static_cast<const char*>(nl) - bytes.data()) + 1;
+      ++lines;
+    }
+    if (lines >= budget && budget >= 0 && cut < bytes.size()) {
+      screen_.Feed(bytes.substr(0, cut));
+      window_lines_ += lines;
+      flooding_ = true;
+      bytes.remove_prefix(cut);
+    } else {
+      screen_.Feed(bytes);
+      window_lines_ += lines;
+      bytes = {};
+    }
+  }
+  if (flooding_ && !bytes.empty()) {
+    if (bytes.size() >= opts_.flood_tail) {
+      flood_tail_.assign(bytes.substr(bytes.size() - opts_.flood_tail));
+    } else {
+      flood_tail_.append(bytes);
+      if (flood_tail_.size() > 2 * opts_.flood_tail)
+        flood_tail_.erase(0, flood_tail_.size() - opts_.flood_tail);
+    }
+  }
   last_output_ = now;
   if (pending_ == 0) pending_ = now + opts_.analysis_delay;
 }
@@ -34,9 +69,39 @@ core::TimeNs ScreenPipeline::next_analysis() const {
   return pending_ != 0 ? pending_ : recheck_;
 }
 
+void ScreenPipeline::CatchUp() {
+  window_lines_ = 0;
+  if (!flooding_) return;
+  flooding_ = false;
+  // Start at a line start, so the tail does not begin inside an escape
+  // sequence or a glyph; a tail with no newline is fed as it is.
+  std::string_view tail = flood_tail_;
+  if (tail.size() > opts_.flood_tail) tail.remove_prefix(tail.size() - opts_.flood_tail);
+  // Only the lines that can still be on screen: every earlier line would
+  // cost a whole-screen scroll for nothing.
+  size_t start = tail.size();
+  for (int lines = 0; lines <= opts_.rows && start > 0; ++lines) {
+    const size_t nl = tail.rfind('\n', start - 1);
+    if (nl == std::string_view::npos) {
+      start = std::string_view::npos;
+      break;
+    }
+    start = nl;
+  }
+  if (start == std::string_view::npos) {
+    const size_t nl = tail.find('\n');  // fewer lines than rows: from the first line start
+    if (nl != std::string_view::npos) tail.remove_prefix(nl + 1);
+  } else {
+    tail.remove_prefix(start + 1);
+  }
+  screen_.Feed(tail);
+  flood_tail_.clear();
+}
+
 std::optional<core::Signal> ScreenPipeline::Analyze(core::TimeNs now) {
   pending_ = 0;
   recheck_ = 0;
+  CatchUp();
   if (!have_cached_ || screen_.dirty()) {
     cached_ = screen_.Snapshot();
     have_cached_ = true;

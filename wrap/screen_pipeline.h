@@ -23,13 +23,24 @@ struct ScreenPipelineOptions {
   /// Output is analysed this long after it arrived, so a burst of reads
   /// costs one screen render. Kept well under the 150 ms PTY lag budget.
   core::TimeNs analysis_delay = 30 * core::kNsPerMs;
+  /// Flood control. libvterm pays a whole-screen memmove per scrolled line,
+  /// which would cap `cat bigfile` at a few MB/s. When more than
+  /// flood_screens screens' worth of lines (rows * flood_screens newlines)
+  /// arrive between two analyses, the rest of that output is not drawn as
+  /// it comes: the analysis draws only its last lines (those that can still
+  /// be on screen, from at most flood_tail bytes). The scanner and the
+  /// recording still see every byte. An agent's UI redraws far less than
+  /// two full screens per 30 ms.
+  int flood_screens = 2;
+  size_t flood_tail = 16 * 1024;
 };
 
 class ScreenPipeline {
  public:
   ScreenPipeline(ScreenPipelineOptions opts, std::unique_ptr<detect::Analyzer> analyzer);
 
-  /// Output bytes at `now`: scanner first, then the screen.
+  /// Output bytes at `now`: scanner first, then the screen (see flood
+  /// control in the options).
   void OnOutput(std::string_view bytes, core::TimeNs now);
   /// The user typed something at `now` (for echo suppression).
   void OnInput(core::TimeNs now);
@@ -46,7 +57,11 @@ class ScreenPipeline {
   const core::Signal& last_signal() const { return last_; }
   const StreamScanner& scanner() const { return scanner_; }
   const VtermScreen& screen() const { return screen_; }
-  detect::Screen Snapshot() const { return screen_.Snapshot(); }
+  /// The screen, after feeding any held flood tail.
+  detect::Screen Snapshot() {
+    CatchUp();
+    return screen_.Snapshot();
+  }
 
  private:
   ScreenPipelineOptions opts_;
@@ -60,7 +75,12 @@ class ScreenPipeline {
   core::TimeNs pending_ = 0;   // analysis due for output/input not yet analysed
   core::TimeNs recheck_ = 0;   // the analyzer's own recheck time
   bool reported_ = false;
+  int window_lines_ = 0;       // newlines drawn since the last analysis
+  bool flooding_ = false;
+  std::string flood_tail_;     // the newest output while flooding
   core::Signal last_;
+
+  void CatchUp();
 };
 
 }  // namespace agt::wrap

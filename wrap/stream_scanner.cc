@@ -20,8 +20,14 @@ bool ParseInt(std::string_view s, int* out) {
 
 }  // namespace
 
-void StreamScanner::AddText(char c) {
-  recent_.push_back(c);
+void StreamScanner::AddText(std::string_view text) {
+  if (text.size() > 2 * opts_.recent_output) {
+    text.remove_prefix(text.size() - 2 * opts_.recent_output);
+    while (!text.empty() && (static_cast<unsigned char>(text[0]) & 0xC0) == 0x80)
+      text.remove_prefix(1);
+    recent_.clear();
+  }
+  recent_.append(text);
   if (recent_.size() > 2 * opts_.recent_output) {
     size_t cut = recent_.size() - opts_.recent_output;
     const size_t nl = recent_.find('\n', cut);
@@ -75,8 +81,21 @@ bool StreamScanner::EndOsc(core::TimeNs now) {
 
 bool StreamScanner::Feed(std::string_view bytes, core::TimeNs now) {
   bool changed = false;
-  for (const char c : bytes) {
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const char c = bytes[i];
     const auto u = static_cast<unsigned char>(c);
+    if (st_ == St::kGround && (u >= 0x20 || c == '\n' || c == '\t') && u != 0x7f) {
+      // Fast path: a run of text goes to the recent output in one append.
+      size_t j = i + 1;
+      while (j < bytes.size()) {
+        const auto v = static_cast<unsigned char>(bytes[j]);
+        if ((v < 0x20 && v != '\n' && v != '\t') || v == 0x7f) break;
+        ++j;
+      }
+      AddText(bytes.substr(i, j - i));
+      i = j - 1;
+      continue;
+    }
     switch (st_) {
       case St::kGround:
         if (c == kEsc) {
@@ -85,8 +104,6 @@ bool StreamScanner::Feed(std::string_view bytes, core::TimeNs now) {
           ++signals_.bel_count;
           signals_.bel_at = now;
           changed = true;
-        } else if (c == '\n' || c == '\t' || u >= 0x20) {
-          if (u != 0x7f) AddText(c);
         }
         break;
       case St::kEsc:

@@ -35,7 +35,7 @@ class StreamScanner {
  private:
   enum class St { kGround, kEsc, kEscInter, kCsi, kOsc, kOscEsc, kStr, kStrEsc };
   bool EndOsc(core::TimeNs now);
-  void AddText(char c);
+  void AddText(std::string_view text);
 
   StreamScannerOptions opts_;
   St st_ = St::kGround;

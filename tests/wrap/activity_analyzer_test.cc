@@ -100,3 +100,35 @@ TEST(ScreenPipeline, EvidenceChangeAloneIsNotReported) {
 
 }  // namespace
 }  // namespace agt::wrap
+
+namespace agt::wrap {
+namespace {
+
+TEST(ScreenPipeline, FloodShowsTheNewestLinesAndKeepsEverySignal) {
+  ScreenPipelineOptions o;
+  o.rows = 5;
+  o.cols = 40;
+  ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
+  std::string chunk;
+  for (int i = 0; i < 200; ++i) chunk += "line " + std::to_string(i) + "\r\n";
+  int bels = 0;
+  for (int rep = 0; rep < 200; ++rep) {  // ~300 KB in one analysis window
+    p.OnOutput(chunk, 1000 * kMs);
+    p.OnOutput("\a", 1000 * kMs);
+    ++bels;
+  }
+  p.OnOutput("\x1b]0;flood done\x07last line\r\n", 1001 * kMs);
+  ASSERT_TRUE(p.Analyze(1031 * kMs).has_value());
+  detect::Screen s = p.Snapshot();
+  EXPECT_EQ(s.lines[2], "line 199");
+  EXPECT_EQ(s.lines[3], "last line");
+  EXPECT_EQ(p.scanner().signals().bel_count, bels);
+  EXPECT_EQ(p.scanner().signals().title, "flood done");
+  // Back to normal: small output is drawn as it comes.
+  p.OnOutput("after\r\n", 2000 * kMs);
+  (void)p.Analyze(2030 * kMs);
+  EXPECT_EQ(p.Snapshot().lines[3], "after");
+}
+
+}  // namespace
+}  // namespace agt::wrap
