@@ -3,6 +3,7 @@
 // and wraps it in the common envelope: schema_version, generated_at,
 // filters, summary, the partial-result fields, items.
 #include "aggregator/api.h"
+#include "aggregator/action_api.h"
 
 #include <rapidjson/document.h>
 #include <unistd.h>
@@ -73,6 +74,7 @@ class Api {
         return ex.Reply(RemoveTarget(rest));
       }
     }
+    if (ServeActions(ctx_, req, ex)) return;
     ex.Reply(Error(404, core::Err::kNotFound, "no such endpoint: " + req.method + " " + p));
   }
 

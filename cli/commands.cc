@@ -15,6 +15,10 @@ CommandSpec WatchCommand();
 CommandSpec SetupCommand();
 CommandSpec WrapCommand();
 CommandSpec PatternsCommand();
+CommandSpec SendCommand();
+CommandSpec AttachCommand();
+CommandSpec ViewOutputCommand();
+CommandSpec KillCommand();
 }  // namespace agt::cli
 
 #include <CLI/CLI.hpp>
@@ -48,6 +52,10 @@ const std::vector<CommandSpec>& Commands() {
       SetupCommand(),
       WrapCommand(),
       PatternsCommand(),
+      SendCommand(),
+      AttachCommand(),
+      ViewOutputCommand(),
+      KillCommand(),
   };
   return table;
 }
