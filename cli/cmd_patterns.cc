@@ -8,6 +8,7 @@
 // sets are the built-in ones plus the user's overrides, as the daemon and
 // the wrapper load them; rejected files are reported on stderr.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -15,7 +16,6 @@
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "wrap/asciicast.h"
 #include "wrap/replay.h"
-#include "wrap/screen_pipeline.h"
 
 namespace agt::cli {
 namespace {
@@ -188,21 +188,18 @@ int RunExplain(const PatternsArgs& a) {
       std::fprintf(stderr, "agtmux patterns explain: %s\n", cast.error().message.c_str());
       return 1;
     }
-    wrap::ScreenPipelineOptions opts;
-    opts.rows = cast->header.height;
-    opts.cols = cast->header.width;
-    opts.agent_type = agent;
-    wrap::ScreenPipeline pipe(opts, detect::CreateAnalyzer(lib, agent));
-    core::TimeNs until = a.at < 0 ? INT64_MAX : static_cast<core::TimeNs>(a.at * 1e9);
-    for (const auto& ev : cast->events) {
-      if (ev.at > until) break;
-      if (ev.code == 'o') pipe.OnOutput(ev.data, ev.at + 1);
-      int cols = 0, rows = 0;
-      if (ev.code == 'r' && wrap::ParseCastSize(ev.data, &cols, &rows))
-        pipe.OnResize(rows, cols);
+    // The screen at --at: the recording cut there, replayed through the
+    // wrapper's pipeline.
+    if (a.at >= 0) {
+      const auto until = static_cast<core::TimeNs>(a.at * 1e9);
+      auto& evs = cast->events;
+      evs.erase(std::remove_if(evs.begin(), evs.end(),
+                               [until](const wrap::CastEvent& e) { return e.at > until; }),
+                evs.end());
     }
-    screen = pipe.Snapshot();
-    signals = pipe.scanner().signals();
+    wrap::ReplayResult r = wrap::Replay(*cast, agent, detect::CreateAnalyzer(lib, agent));
+    screen = std::move(r.final_screen);
+    signals = std::move(r.signals);
   } else {
     if (a.at >= 0) {
       std::fprintf(stderr, "agtmux patterns explain: --at needs a .cast recording\n");
