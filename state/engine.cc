@@ -93,34 +93,77 @@ void UpsertRuntime(Effects& fx, const Runtime& rt) {
   fx.runtimes.push_back(rt);
 }
 
-void UpsertState(Effects& fx, const PaneState& s) {
+namespace {
+
+// Appends a row to `rows`, recycled from `pool` when it has one (its
+// strings keep their capacity; the caller assigns every field).
+template <typename Row>
+Row& PushRow(std::vector<Row>& rows, std::vector<Row>& pool) {
+  if (pool.empty()) return rows.emplace_back();
+  rows.push_back(std::move(pool.back()));
+  pool.pop_back();
+  return rows.back();
+}
+
+template <typename Row>
+void ReclaimRows(std::vector<Row>& rows, std::vector<Row>& pool) {
+  for (Row& r : rows) pool.push_back(std::move(r));
+  rows.clear();
+}
+
+}  // namespace
+
+void RowPool::Reclaim(Effects& fx) {
+  ReclaimRows(fx.states, states);
+  ReclaimRows(fx.cursors, cursors);
+  ReclaimRows(fx.candidates, candidates);
+  if (fx.stored_event) {
+    event = std::move(fx.stored_event);
+    fx.stored_event.reset();
+  }
+  fx.disposition = Disposition::kRejected;
+  fx.error_code.clear();
+  fx.error_message.clear();
+  fx.inbox.clear();
+  fx.runtimes.clear();
+  fx.target_health.clear();
+  fx.bound_events.clear();
+}
+
+void UpsertState(Effects& fx, const PaneState& s, RowPool& pool) {
   for (PaneState& p : fx.states) {
     if (p.target_id == s.target_id && p.pane_id == s.pane_id) {
       p = s;
       return;
     }
   }
-  fx.states.push_back(s);
+  PushRow(fx.states, pool.states) = s;
 }
 
-void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k) {
+void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k,
+                  RowPool& pool) {
   for (Cursor& c : fx.cursors) {
     if (c.runtime_id == runtime_id && c.source == s) {
       c.last = k;
       return;
     }
   }
-  fx.cursors.push_back(Cursor{runtime_id, s, k});
+  Cursor& c = PushRow(fx.cursors, pool.cursors);
+  c.runtime_id = runtime_id;
+  c.source = s;
+  c.last = k;
 }
 
-void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c) {
+void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c, RowPool& pool) {
   for (auto& [cand, id] : fx.candidates) {
     if (id == runtime_id && cand.source == c.source) {
       cand = c;
       return;
     }
   }
-  fx.candidates.emplace_back(c, runtime_id);
+  auto& row = PushRow(fx.candidates, pool.candidates);
+  row.first = c;
+  row.second = runtime_id;
 }
 
 void UpsertInbox(Effects& fx, const InboxEntry& entry) {
@@ -133,45 +176,51 @@ void UpsertInbox(Effects& fx, const InboxEntry& entry) {
   fx.inbox.push_back(entry);
 }
 
-Effects Engine::Impl::Apply(const Event& e, TimeNs now) {
-  Effects fx;
+void Engine::Impl::StoreEvent(Effects& fx, const Event& e) {
+  if (!fx.stored_event && pool.event) {
+    fx.stored_event = std::move(pool.event);
+    pool.event.reset();
+  }
+  fx.stored_event = e;  // assigns into the recycled event's strings
+}
+
+void Engine::Impl::ApplyInto(const Event& e, TimeNs now, Effects& fx) {
   if (std::string problem = Validate(e); !problem.empty()) {
     fx.disposition = Disposition::kRejected;
     fx.error_code = ErrCode(core::Err::kPayloadInvalid);
     fx.error_message = std::move(problem);
-    return fx;
+    return;
   }
   const std::string& type = e.event_type;
   if (type == et::kWrapperStarted || type == et::kRuntimeObserved) {
     fx.disposition = StartRuntime(e, now, fx);
-    return fx;
+    return;
   }
   if (type == et::kTargetHealthChanged ||
       (type == et::kStaleDetected && e.runtime_id.empty() && e.pane_id.empty())) {
     fx.disposition = ApplyTargetScoped(e, now, fx);
-    return fx;
+    return;
   }
   if (e.runtime_id.empty()) {
     fx.disposition = BindOrPark(e, now, fx);
-    return fx;
+    return;
   }
   auto it = runtimes.find(e.runtime_id);
   if (it == runtimes.end()) {
     // Not known yet: its wrapper_started may still be in a spool. It waits
     // in the inbox like an unbound event (see docs/precedence.md).
     fx.disposition = BindOrPark(e, now, fx);
-    return fx;
+    return;
   }
   fx.disposition = ApplyToRuntime(e, it->second, now, fx, &fx.error_code);
-  if (fx.disposition != Disposition::kDuplicate) fx.stored_event = e;
-  return fx;
+  if (fx.disposition != Disposition::kDuplicate) StoreEvent(fx, e);
 }
 
 Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs now, Effects& fx,
                                          std::string* error_code) {
   const int src = Idx(e.source);
   Slot& slot = r.slots[src];
-  if (!slot.dedupe.insert(e.dedupe_key).second) return Disposition::kDuplicate;
+  if (!dedupe.Insert(r.rt.runtime_id, e.source, e.dedupe_key)) return Disposition::kDuplicate;
 
   const std::string& type = e.event_type;
   const bool ended_before = r.rt.ended_at != 0;
@@ -182,7 +231,8 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
     if (r.pane != nullptr) r.pane->max_ingested = std::max(r.pane->max_ingested, e.ingested_at);
   }
 
-  const OrderKey key = MakeOrderKey(e, opt.skew_budget);
+  OrderKey& key = scratch_key;
+  AssignOrderKey(e, opt.skew_budget, &key);
   Outcome o;
   if (type == et::kWrapperExited || type == et::kRuntimeEnded) {
     o.changed = EndRuntime(r, std::max(key.effective_time, r.rt.started_at), fx);
@@ -199,7 +249,7 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
         if (r.slots[s].has_candidate) {  // the store's row shows the new stale flag
           Candidate c = r.slots[s].candidate;
           c.stale = IsMarkedStale(r, t, static_cast<Source>(s));
-          UpsertCandidate(fx, r.rt.runtime_id, c);
+          UpsertCandidate(fx, r.rt.runtime_id, c, pool);
         }
       }
     }
@@ -223,13 +273,13 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
       c.key = key;
       c.seen_at = e.ingested_at;
       c.stale = false;  // kept false inside; derived from the marks for views
-      UpsertCursor(fx, r.rt.runtime_id, e.source, key);
+      UpsertCursor(fx, r.rt.runtime_id, e.source, key, pool);
       if (IsMarkedStale(r, r.pane != nullptr ? r.pane->target : nullptr, e.source)) {
         Candidate row = c;  // it arrived already older than a stale mark
         row.stale = true;
-        UpsertCandidate(fx, r.rt.runtime_id, row);
+        UpsertCandidate(fx, r.rt.runtime_id, row, pool);
       } else {
-        UpsertCandidate(fx, r.rt.runtime_id, c);
+        UpsertCandidate(fx, r.rt.runtime_id, c, pool);
       }
       o.changed = true;
     } else {
@@ -251,9 +301,8 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
 
 Disposition Engine::Impl::ApplyTargetScoped(const Event& e, TimeNs now, Effects& fx) {
   TargetRec& t = TargetFor(e.target_id);
-  auto& dedupe = t.dedupe[Idx(e.source)];
-  if (!dedupe.insert(e.dedupe_key).second) return Disposition::kDuplicate;
-  fx.stored_event = e;
+  if (!dedupe.Insert(t.dedupe_owner, e.source, e.dedupe_key)) return Disposition::kDuplicate;
+  StoreEvent(fx, e);
   t.book.max_ingested = std::max(t.book.max_ingested, e.ingested_at);
 
   const OrderKey key = MakeOrderKey(e, opt.skew_budget);
@@ -287,7 +336,17 @@ Disposition Engine::Impl::ApplyTargetScoped(const Event& e, TimeNs now, Effects&
 Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 Engine::~Engine() = default;
 
-Effects Engine::Apply(const Event& e, TimeNs now) { return impl_->Apply(e, now); }
+Effects Engine::Apply(const Event& e, TimeNs now) {
+  Effects fx;
+  impl_->ApplyInto(e, now, fx);
+  return fx;
+}
+
+void Engine::ApplyInto(const Event& e, TimeNs now, Effects* out) {
+  impl_->pool.Reclaim(*out);
+  impl_->ApplyInto(e, now, *out);
+}
+
 Effects Engine::Tick(TimeNs now) { return impl_->Tick(now); }
 
 }  // namespace agt::state

@@ -78,7 +78,14 @@ class Engine {
 
   /// Applies one event; `e.ingested_at` must be set (the daemon stamps it).
   /// `now` is the daemon's time for this loop iteration.
+  /// A thin wrapper over ApplyInto with a fresh Effects.
   Effects Apply(const Event& e, TimeNs now);
+
+  /// The same as Apply, into a caller-owned Effects that is reset first
+  /// (whatever it held is discarded). A caller that passes the same Effects on
+  /// every call lets the engine reuse its rows and their string capacity, so
+  /// the steady state does not allocate per event.
+  void ApplyInto(const Event& e, TimeNs now, Effects* out);
 
   /// Time-driven work that is not an event: expires pending binds older than
   /// the TTL (bind_ttl_expired). Demotion and staleness are NOT done here:

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "state/dedupe_set.h"
 #include "state/engine.h"
 
 namespace agt::state {
@@ -23,7 +24,6 @@ struct Slot {
   bool has_candidate = false;
   Candidate candidate;         // latest opinion; also the (runtime, source) cursor
   TimeMark stale;              // newest stale_detected aimed at this source
-  std::unordered_set<std::string> dedupe;  // dedupe keys of stored events
 };
 
 struct RuntimeRec {
@@ -48,7 +48,7 @@ struct PaneRec {
 struct TargetRec {
   TargetBook book;
   std::vector<PaneRec*> panes;
-  std::array<std::unordered_set<std::string>, core::kSourceCount> dedupe;
+  std::string dedupe_owner;    // "@<target_id>": the owner of its dedupe rows
 };
 
 /// What one Apply of a runtime-scoped event did, before it becomes a
@@ -59,21 +59,41 @@ struct Outcome {
   bool runtime_ended = false;
 };
 
+/// Rows taken back from the caller's previous Effects (ApplyInto): the next
+/// Upsert assigns into their existing string capacity instead of allocating.
+/// Bounded by the largest Effects seen (one row per pane of a target).
+struct RowPool {
+  std::vector<PaneState> states;
+  std::vector<Cursor> cursors;
+  std::vector<std::pair<Candidate, std::string>> candidates;
+  std::optional<Event> event;  // a spare stored_event
+
+  /// Moves fx's rows into the pool and resets fx to a fresh Effects' values
+  /// (its vectors keep their capacity).
+  void Reclaim(Effects& fx);
+};
+
 struct Engine::Impl {
   EngineOptions opt;
   std::unordered_map<std::string, RuntimeRec> runtimes;
   std::unordered_map<std::string, PaneRec> panes;      // PaneKey(target, pane)
   std::unordered_map<std::string, TargetRec> targets;
+  /// Dedupe rows of every stored event, runtime- and target-scoped.
+  DedupeSet dedupe;
   /// Inbox entries still pending_bind, by (ingested_at, event_id) so that
   /// retries and expiry run in one deterministic order.
   std::map<std::pair<TimeNs, std::string>, InboxEntry> pending;
   std::unordered_set<std::string> pending_keys;       // PendingKey(event) of those entries
   PaneState scratch_state;                             // reused by Resolve (no allocation per event)
+  OrderKey scratch_key;                                // reused by ApplyToRuntime
+  RowPool pool;
 
   explicit Impl(EngineOptions o) : opt(std::move(o)) {}
 
   // engine.cc: the event paths.
-  Effects Apply(const Event& e, TimeNs now);
+  void ApplyInto(const Event& e, TimeNs now, Effects& fx);
+  /// fx.stored_event = e, built in the pool's spare event when there is one.
+  void StoreEvent(Effects& fx, const Event& e);
   Disposition ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs now, Effects& fx,
                              std::string* error_code);
   Disposition ApplyTargetScoped(const Event& e, TimeNs now, Effects& fx);
@@ -101,9 +121,11 @@ std::string PendingKey(const Event& e);
 
 /// Effects helpers: replace the row with the same identity, else append.
 void UpsertRuntime(Effects& fx, const Runtime& rt);
-void UpsertState(Effects& fx, const PaneState& s);
-void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k);
-void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c);
+/// New rows come from `pool` when it has one.
+void UpsertState(Effects& fx, const PaneState& s, RowPool& pool);
+void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k,
+                  RowPool& pool);
+void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c, RowPool& pool);
 void UpsertInbox(Effects& fx, const InboxEntry& entry);
 
 }  // namespace agt::state

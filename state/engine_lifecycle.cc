@@ -38,7 +38,10 @@ PaneRec& Engine::Impl::PaneFor(const std::string& target_id, const std::string& 
 
 TargetRec& Engine::Impl::TargetFor(const std::string& target_id) {
   auto [it, inserted] = targets.try_emplace(target_id);
-  if (inserted) it->second.book.target_id = target_id;
+  if (inserted) {
+    it->second.book.target_id = target_id;
+    it->second.dedupe_owner = "@" + target_id;
+  }
   return it->second;
 }
 
@@ -88,17 +91,17 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
   RuntimeRec& r = it->second;
   Slot& slot = r.slots[static_cast<int>(e.source)];
   if (!inserted) {
-    if (slot.dedupe.contains(e.dedupe_key)) return Disposition::kDuplicate;
+    if (dedupe.Contains(id, e.source, e.dedupe_key)) return Disposition::kDuplicate;
     if (observed) return Disposition::kIgnored;
     // A wrapper announcing a runtime it already announced: kept for the
     // audit trail, changes nothing.
-    slot.dedupe.insert(e.dedupe_key);
+    dedupe.Insert(id, e.source, e.dedupe_key);
     r.max_ingested = std::max(r.max_ingested, e.ingested_at);
     if (r.pane != nullptr) {
       r.pane->max_ingested = std::max(r.pane->max_ingested, e.ingested_at);
       Resolve(*r.pane, now, fx);
     }
-    fx.stored_event = e;
+    StoreEvent(fx, e);
     return Disposition::kStored;
   }
 
@@ -112,13 +115,13 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
   r.rt.started_at = started;
   r.rt.owner = e.source;
   r.max_ingested = e.ingested_at;
-  slot.dedupe.insert(e.dedupe_key);
+  dedupe.Insert(id, e.source, e.dedupe_key);
   if (e.signal) {
     slot.has_candidate = true;
     slot.candidate = Candidate{e.source, *e.signal, e.event_id, MakeOrderKey(e, opt.skew_budget),
                                e.ingested_at, false};
-    UpsertCursor(fx, id, e.source, slot.candidate.key);
-    UpsertCandidate(fx, id, slot.candidate);
+    UpsertCursor(fx, id, e.source, slot.candidate.key, pool);
+    UpsertCandidate(fx, id, slot.candidate, pool);
   }
 
   if (pane != nullptr) {
@@ -140,10 +143,9 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
   }
   UpsertRuntime(fx, r.rt);
 
-  Event stored = e;
-  stored.runtime_id = id;
-  stored.runtime->pane_epoch = epoch;
-  fx.stored_event = std::move(stored);
+  StoreEvent(fx, e);
+  fx.stored_event->runtime_id = id;
+  fx.stored_event->runtime->pane_epoch = epoch;
 
   RetryPending(r, now, fx);
   if (pane != nullptr) Resolve(*pane, now, fx);

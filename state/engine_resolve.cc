@@ -107,7 +107,7 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
   if (!p.has_state || !(p.state == s)) {
     std::swap(p.state, s);
     p.has_state = true;
-    UpsertState(fx, p.state);
+    UpsertState(fx, p.state, pool);
   }
 }
 

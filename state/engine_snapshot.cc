@@ -12,16 +12,7 @@ namespace agt::state {
 
 namespace {
 
-constexpr char kSep = '\x1f';
-
-std::string DedupeRow(std::string_view owner, Source s, std::string_view key) {
-  std::string row;
-  row.reserve(owner.size() + key.size() + 10);
-  row.append(owner).push_back(kSep);
-  row.append(core::SourceName(s)).push_back(kSep);
-  row.append(key);
-  return row;
-}
+constexpr char kSep = '\x1f';  // between owner, source and key in a dedupe row
 
 }  // namespace
 
@@ -41,19 +32,15 @@ EngineSnapshot Engine::Snapshot() const {
         c.stale = m.IsMarkedStale(r, r.pane != nullptr ? r.pane->target : nullptr, src);
         snap.candidates.emplace_back(std::move(c), id);
       }
-      for (const std::string& k : slot.dedupe) snap.dedupe_keys.push_back(DedupeRow(id, src, k));
     }
     snap.runtime_books.push_back(std::move(book));
   }
   for (const auto& [id, t] : m.targets) {
     snap.target_books.push_back(t.book);
     if (t.book.has_health) snap.target_health.emplace_back(id, t.book.health);
-    for (int s = 0; s < core::kSourceCount; ++s) {
-      for (const std::string& k : t.dedupe[s]) {
-        snap.dedupe_keys.push_back(DedupeRow("@" + id, static_cast<Source>(s), k));
-      }
-    }
   }
+  snap.dedupe_keys.reserve(m.dedupe.size());
+  m.dedupe.ForEach([&](std::string_view row) { snap.dedupe_keys.emplace_back(row); });
   snap.states = AllPanes();
   for (const auto& [key, entry] : m.pending) snap.pending.push_back(entry);
 
@@ -109,11 +96,11 @@ void Engine::Restore(const EngineSnapshot& snap) {
     auto src = core::ParseSource(std::string_view(row).substr(a + 1, b - a - 1));
     if (!src) continue;
     std::string owner = row.substr(0, a);
-    std::string key = row.substr(b + 1);
+    std::string_view key = std::string_view(row).substr(b + 1);
     if (!owner.empty() && owner[0] == '@') {
-      m.TargetFor(owner.substr(1)).dedupe[static_cast<int>(*src)].insert(std::move(key));
-    } else if (auto it = m.runtimes.find(owner); it != m.runtimes.end()) {
-      it->second.slots[static_cast<int>(*src)].dedupe.insert(std::move(key));
+      m.dedupe.Insert(m.TargetFor(owner.substr(1)).dedupe_owner, *src, key);
+    } else if (m.runtimes.contains(owner)) {
+      m.dedupe.Insert(owner, *src, key);
     }
   }
   for (const auto& [id, health] : snap.target_health) {

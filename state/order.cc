@@ -14,11 +14,15 @@ TimeNs EffectiveTime(const Event& e, TimeNs skew_budget) {
 
 OrderKey MakeOrderKey(const Event& e, TimeNs skew_budget) {
   OrderKey k;
-  k.source_seq = e.source_seq;
-  k.effective_time = EffectiveTime(e, skew_budget);
-  k.ingested_at = e.ingested_at;
-  k.event_id = e.event_id;
+  AssignOrderKey(e, skew_budget, &k);
   return k;
+}
+
+void AssignOrderKey(const Event& e, TimeNs skew_budget, OrderKey* out) {
+  out->source_seq = e.source_seq;
+  out->effective_time = EffectiveTime(e, skew_budget);
+  out->ingested_at = e.ingested_at;
+  out->event_id = e.event_id;
 }
 
 namespace {

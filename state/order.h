@@ -15,6 +15,10 @@ TimeNs EffectiveTime(const Event& e, TimeNs skew_budget);
 /// The ordering key of `e`.
 OrderKey MakeOrderKey(const Event& e, TimeNs skew_budget);
 
+/// The same, assigned into `*out`, reusing its event_id's capacity (the
+/// engine's hot path keeps one scratch key).
+void AssignOrderKey(const Event& e, TimeNs skew_budget, OrderKey* out);
+
 /// Three-way comparison of two keys from the same (runtime, source) stream:
 /// source_seq when both have one, then effective time, ingested_at, event_id.
 /// A source should either always or never number its events: mixing the two
