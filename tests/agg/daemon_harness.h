@@ -48,7 +48,7 @@ class TestEnv {
     std::filesystem::create_directories(root + "/run");
     std::filesystem::create_directories(root + "/tmux");
     vars = {"HOME=" + root, "XDG_RUNTIME_DIR=" + root + "/run", "XDG_STATE_HOME=" + root + "/state",
-            "XDG_CONFIG_HOME=" + root + "/config", "TMUX_TMPDIR=" + root + "/tmux",
+            "XDG_CONFIG_HOME=" + root + "/config", "TMUX_TMPDIR=" + root + "/tmux", "LANG=C.UTF-8",
             "PATH=" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"), "NO_COLOR=1"};
   }
   ~TestEnv() { std::filesystem::remove_all(root); }

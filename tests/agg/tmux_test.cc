@@ -1,0 +1,106 @@
+// agtmuxd observing a real tmux server: a private server (`tmux -L
+// agtmux-test-<pid>-<n> -f /dev/null` under the test's own TMUX_TMPDIR)
+// registered as a local target. Panes appear and disappear in the API, a
+// wrapper-announced pane shows PTY and gets @agtmux_state/@agtmux_source,
+// and `agtmux list` aligns a CJK + emoji session name by display width.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include "cli/table.h"
+#include "tests/agg/daemon_harness.h"
+
+namespace agt::test {
+namespace {
+
+class TmuxTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    name_ = "agtmux-test-" + std::to_string(getpid()) + "-1";
+    socket_ = env_.root + "/tmux/tmux-" + std::to_string(getuid()) + "/" + name_;
+    daemon_ = std::make_unique<Daemon>(env_, std::vector<std::string>{});
+    ASSERT_TRUE(daemon_->WaitReady());
+  }
+  void TearDown() override {
+    Tmux({"kill-server"});
+    daemon_.reset();
+  }
+  RunResult Tmux(std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/tmux", "-L", name_, "-f", "/dev/null"});
+    return env_.Run(args);
+  }
+  rapidjson::Document Panes() {
+    rapidjson::Document d;
+    auto r = daemon_->Call("GET", "/v1/panes?all=1&target=lab");
+    if (r.ok()) d.Parse(r->body.c_str());
+    return d;
+  }
+  size_t PaneCount() {
+    auto d = Panes();
+    return d.IsObject() && d.HasMember("items") ? d["items"].Size() : 0;
+  }
+  TestEnv env_;
+  std::string name_, socket_;
+  std::unique_ptr<Daemon> daemon_;
+};
+
+TEST_F(TmuxTest, PanesAppearChangeAndDisappear) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "開発🚀", "-x", "100", "-y", "30", "sh"}).status, 0);
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "work", "sh"}).status, 0);
+  auto add = daemon_->Call("POST", "/v1/targets",
+                           "{\"name\":\"lab\",\"kind\":\"local\",\"tmux_socket\":\"" + socket_ + "\"}");
+  ASSERT_TRUE(add.ok());
+  ASSERT_EQ(add->status, 201) << add->body;
+  ASSERT_TRUE(PollUntil([&] { return PaneCount() == 2; }, 10000)) << "panes never appeared";
+
+  // A wrapper announces itself in the 開発🚀 pane: it shows PTY, and the pane
+  // gets the tmux user options.
+  std::string pane = Tmux({"list-panes", "-t", "開発🚀", "-F", "#{pane_id}"}).out;
+  pane = pane.substr(0, pane.find('\n'));
+  auto ev = [&](const std::string& body) {
+    std::string b = body;
+    size_t p;
+    while ((p = b.find("\"target_id\":\"host\"")) != std::string::npos) b.replace(p, 18, "\"target_id\":\"lab\"");
+    return b;
+  };
+  auto r = daemon_->Call("POST", "/v1/events",
+                         "{\"events\":[" + ev(Started("01JG0000000000000000000001", "rt-gggggggggggggggg", pane)) + "," +
+                             ev(StateEvent("01JG0000000000000000000002", "rt-gggggggggggggggg", pane, "running", 1)) +
+                             "]}");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 200) << r->body;
+  auto agents = daemon_->Call("GET", "/v1/panes?target=lab");
+  rapidjson::Document d;
+  d.Parse(agents->body.c_str());
+  ASSERT_EQ(d["items"].Size(), 1u) << agents->body;
+  EXPECT_STREQ(d["items"][0]["identity"]["session_name"].GetString(), "開発🚀");
+  EXPECT_STREQ(d["items"][0]["source"].GetString(), "PTY");
+  EXPECT_TRUE(PollUntil([&] {
+    return Tmux({"show-options", "-p", "-t", pane, "-v", "@agtmux_state"}).out == "running\n";
+  }, 5000)) << "@agtmux_state was not set";
+  EXPECT_EQ(Tmux({"show-options", "-p", "-t", pane, "-v", "@agtmux_source"}).out, "PTY\n");
+
+  // The CLI table lines up the CJK + emoji session with the ASCII one.
+  auto list = env_.Run({AGTMUX_BIN, "list", "panes", "--all", "--target", "lab"});
+  ASSERT_EQ(list.status, 0) << list.err;
+  std::vector<int> window_col;
+  size_t start = 0;
+  while (start < list.out.size()) {
+    size_t nl = list.out.find('\n', start);
+    std::string line = list.out.substr(start, nl - start);
+    start = nl == std::string::npos ? list.out.size() : nl + 1;
+    size_t w = line.find("0:sh");
+    if (w == std::string::npos) w = line.find("WINDOW");
+    if (w != std::string::npos) window_col.push_back(cli::DisplayWidth(line.substr(0, w)));
+  }
+  ASSERT_EQ(window_col.size(), 3u) << list.out;
+  EXPECT_EQ(window_col[0], window_col[1]) << list.out;
+  EXPECT_EQ(window_col[0], window_col[2]) << list.out;
+
+  // A session killed: its pane leaves the view.
+  ASSERT_EQ(Tmux({"kill-session", "-t", "work"}).status, 0);
+  EXPECT_TRUE(PollUntil([&] { return PaneCount() == 1; }, 10000));
+}
+
+}  // namespace
+}  // namespace agt::test
