@@ -140,6 +140,10 @@ void UpsertState(Effects& fx, const PaneState& s, RowPool& pool) {
   PushRow(fx.states, pool.states) = s;
 }
 
+void AppendState(Effects& fx, const PaneState& s, RowPool& pool) {
+  PushRow(fx.states, pool.states) = s;
+}
+
 void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k,
                   RowPool& pool) {
   for (Cursor& c : fx.cursors) {
@@ -185,6 +189,7 @@ void Engine::Impl::StoreEvent(Effects& fx, const Event& e) {
 }
 
 void Engine::Impl::ApplyInto(const Event& e, TimeNs now, Effects& fx) {
+  ++fx_gen;
   if (std::string problem = Validate(e); !problem.empty()) {
     fx.disposition = Disposition::kRejected;
     fx.error_code = ErrCode(core::Err::kPayloadInvalid);

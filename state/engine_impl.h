@@ -43,6 +43,11 @@ struct PaneRec {
   TimeNs max_ingested = 0;           // max over history's max_ingested
   bool has_state = false;
   PaneState state;
+  // Where this pane's row sits in the Effects being filled: valid while
+  // fx_gen equals Impl::fx_gen (saves scanning fx.states per Resolve, which
+  // was quadratic when a target's health resolved all its panes).
+  uint64_t fx_gen = 0;
+  size_t fx_row = 0;
 };
 
 struct TargetRec {
@@ -86,6 +91,7 @@ struct Engine::Impl {
   std::unordered_set<std::string> pending_keys;       // PendingKey(event) of those entries
   PaneState scratch_state;                             // reused by Resolve (no allocation per event)
   OrderKey scratch_key;                                // reused by ApplyToRuntime
+  uint64_t fx_gen = 0;                                 // bumped for every Effects filled
   RowPool pool;
 
   explicit Impl(EngineOptions o) : opt(std::move(o)) {}
@@ -123,6 +129,8 @@ std::string PendingKey(const Event& e);
 void UpsertRuntime(Effects& fx, const Runtime& rt);
 /// New rows come from `pool` when it has one.
 void UpsertState(Effects& fx, const PaneState& s, RowPool& pool);
+/// Appends without looking for an existing row (the caller knows there is none).
+void AppendState(Effects& fx, const PaneState& s, RowPool& pool);
 void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k,
                   RowPool& pool);
 void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c, RowPool& pool);

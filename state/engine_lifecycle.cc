@@ -241,6 +241,7 @@ void Engine::Impl::RetryPending(const RuntimeRec& created, TimeNs now, Effects& 
 }
 
 Effects Engine::Impl::Tick(TimeNs now) {
+  ++fx_gen;
   Effects fx;
   fx.disposition = Disposition::kApplied;
   while (!pending.empty()) {

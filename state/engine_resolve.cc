@@ -107,7 +107,13 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
   if (!p.has_state || !(p.state == s)) {
     std::swap(p.state, s);
     p.has_state = true;
-    UpsertState(fx, p.state, pool);
+    if (p.fx_gen == fx_gen) {
+      fx.states[p.fx_row] = p.state;
+    } else {
+      p.fx_gen = fx_gen;
+      p.fx_row = fx.states.size();
+      AppendState(fx, p.state, pool);
+    }
   }
 }
 
