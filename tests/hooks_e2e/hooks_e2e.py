@@ -194,7 +194,8 @@ class Lab(harness.Recorder):
                 for line in f:
                     if line.endswith("\n") and line.strip():
                         out.append(json.loads(line))
-        return out
+        # one file per hook call, named hook-<pid>-<ulid>: order by the firing time
+        return sorted(out, key=lambda e: (e.get("source_seq", 0), e["event_time"]))
 
     def hook_log(self):
         try:
@@ -377,6 +378,7 @@ class HooksE2E(unittest.TestCase):
             if st["do"] == "wait_screen":
                 row = poll(lambda: state_is("waiting_approval"), 20, "waiting_approval (seen %s)" % seen[-5:])
                 self.assertIn(row["source"], ("HOOK", "PTY"), row)
+                self.check_lagging_running_hook(lab, pane, row)
         self.assertFalse(lab.warnings, lab.warnings)
         row = poll(lambda: state_is("completed"), 30, "completed (seen %s)" % seen[-5:])
         self.assertTrue(row.get("runtime_id"), row)
@@ -393,6 +395,25 @@ class HooksE2E(unittest.TestCase):
         self.assertEqual(lab.spool_events(), [])
         self.assertNotIn("refused", lab.hook_log())
         lab.step({"do": "exit"})
+
+    def check_lagging_running_hook(self, lab, pane, row):
+        """While the dialog is on screen, a hook that says running (hooks lag the dialog:
+        a PreToolUse after it) must not clear the screen's waiting_approval
+        (docs/precedence.md row 3)."""
+        late = {"session_id": "e2e-lagging-hook", "transcript_path": "", "cwd": lab.work,
+                "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_e2e_late",
+                "tool_input": {"command": "true"}}
+        r = subprocess.run([OPTS.agtmux, "hook", "claude"], input=json.dumps(late), text=True,
+                           env=lab.agt_env({"AGTMUX_RUNTIME_ID": row["runtime_id"], "TMUX_PANE": pane}),
+                           capture_output=True, timeout=30)
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "", ""))
+
+        def hook_running():
+            ex = json.loads(lab.explain(pane))
+            return ex if any(c["source"] == "hook" and c["rule_id"] == "claude.PreToolUse"
+                             and c["state"] == "running" for c in ex["candidates"]) else None
+        ex = poll(hook_running, 20, "the lagging PreToolUse in explain", on_fail=lambda: lab.explain(pane))
+        self.assertEqual((ex["state"], ex["source"]), ("waiting_approval", "PTY"), ex)
 
     def test_codex_notify_turn_complete(self):
         sc = load_scenario("codex", "turns_completed")
