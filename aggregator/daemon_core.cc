@@ -56,12 +56,38 @@ core::Result<std::unique_ptr<DaemonCore>> DaemonCore::Create(uv_loop_t* loop, co
   return c;
 }
 
+// A wrapper knows its tmux server only by socket path and reports itself as
+// target "host". When that socket belongs to another registered local
+// target (a second tmux server on this machine), the runtime belongs to
+// that target, so that its pane joins the target's topology.
+void DaemonCore::AssignWrapperTarget(core::Event* e) const {
+  if (e->source != core::Source::kWrapper || !e->runtime || e->runtime->tmux_socket.empty() ||
+      e->event_type != core::event_type::kWrapperStarted)
+    return;
+  const std::string& socket = e->runtime->tmux_socket;
+  auto host = topologies_.find("host");
+  if (host != topologies_.end() && host->second.socket_path == socket) return;
+  for (const auto& [target_id, topology] : topologies_) {
+    if (topology.socket_path == socket) {
+      e->target_id = target_id;
+      return;
+    }
+  }
+  for (const TargetStatus& t : targets_.all()) {
+    if (t.spec.kind == "local" && !t.spec.tmux_socket.empty() && t.spec.tmux_socket == socket) {
+      e->target_id = t.spec.name;
+      return;
+    }
+  }
+}
+
 core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Event> events) {
   std::vector<Applied> batch;
   std::vector<IngestResult> results;
   batch.reserve(events.size());
   core::TimeNs now = clock_.Now();
   for (core::Event& e : events) {
+    AssignWrapperTarget(&e);
     // Strictly increasing ingested_at: the engine orders ties by it.
     e.ingested_at = std::max(now, last_ingested_ + 1);
     last_ingested_ = e.ingested_at;

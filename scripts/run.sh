@@ -61,7 +61,7 @@ player="$root/scripts/demo/play_cast.py"
 # The unwrapped pane runs the player under the name `claude`, as the real
 # Claude Code's process is named, so the daemon identifies it as an agent.
 mkdir -p "$sandbox/bin"
-ln -s "$(command -v python3)" "$sandbox/bin/claude"
+ln -s "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" "$sandbox/bin/claude"
 
 "$agtmux" daemon start >/dev/null
 "$agtmux" target add demo --kind local --tmux-socket "$tmux_sock" >/dev/null
@@ -75,13 +75,13 @@ wrap() {  # wrap AGENT CAST: the recording under agtmux wrap, looping
   "$(wrap codex codex/0.169.0/shell_approved/session.cast)"
 "${tmux_cmd[@]}" split-window -t demo:agents -v \
   "$(wrap gemini gemini/0.61.0/question/session.cast)"
-"${tmux_cmd[@]}" new-window -t demo -n unwrapped \
+"${tmux_cmd[@]}" new-window -t demo: -n unwrapped \
   "$(printf '%q ' "$sandbox/bin/claude" "$player" --loop "$fixtures/claude/2.1.197/question_single/session.cast")"
 
 echo "agtmux demo: tmux server $tmux_sock (attach: tmux -S $tmux_sock attach)"
 if ((once)); then
   sleep 12
-  "$agtmux" list panes --target demo
+  "$agtmux" list panes --all-targets
   exit 0
 fi
 "$agtmux" watch --target demo
