@@ -43,6 +43,8 @@ core::Result<std::unique_ptr<DaemonCore>> DaemonCore::Create(uv_loop_t* loop, co
   auto last = c->backend_.persistence->Restore(*c->backend_.core);
   if (!last) return last.error();
   c->last_ingested_ = *last;
+  if (auto r = core::Redactor::LoadBuiltin(); r.ok())
+    c->redactor_ = std::make_unique<core::Redactor>(std::move(*r));
   auto targets = TargetRegistry::Load(c->options_.targets_file, c->options_.host_socket);
   if (!targets) return targets.error();
   c->targets_ = std::move(*targets);
@@ -81,6 +83,21 @@ void DaemonCore::AssignWrapperTarget(core::Event* e) const {
   }
 }
 
+// Secrets never reach the journal, the engine or the API (NFR-9): payloads
+// and evidence are redacted at ingest. Without redaction rules the raw
+// payload is dropped rather than kept unredacted.
+void DaemonCore::Redact(core::Event* e) const {
+  if (!redactor_) {
+    e->raw_payload.clear();
+    return;
+  }
+  if (!e->raw_payload.empty()) e->raw_payload = redactor_->Redact(e->raw_payload);
+  if (e->signal) {
+    e->signal->evidence = redactor_->Redact(e->signal->evidence);
+    e->signal->detail.details = redactor_->Redact(e->signal->detail.details);
+  }
+}
+
 core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Event> events) {
   std::vector<Applied> batch;
   std::vector<IngestResult> results;
@@ -88,6 +105,7 @@ core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Eve
   core::TimeNs now = clock_.Now();
   for (core::Event& e : events) {
     AssignWrapperTarget(&e);
+    Redact(&e);
     // Strictly increasing ingested_at: the engine orders ties by it.
     e.ingested_at = std::max(now, last_ingested_ + 1);
     last_ingested_ = e.ingested_at;

@@ -21,6 +21,7 @@
 #include "aggregator/views.h"
 #include "aggregator/watch_hub.h"
 #include "libagtcore/clock.h"
+#include "libagtcore/redact.h"
 
 namespace agt::agg {
 
@@ -85,6 +86,7 @@ class DaemonCore final : public CollectorSink {
 
  private:
   void AssignWrapperTarget(core::Event* e) const;
+  void Redact(core::Event* e) const;
   DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options);
   void AfterChange(const std::vector<Applied>& applied);
 
@@ -100,6 +102,7 @@ class DaemonCore final : public CollectorSink {
   int64_t events_ingested_ = 0;
   std::vector<core::Event> queued_;
   uv_timer_t* queue_timer_ = nullptr;
+  std::unique_ptr<core::Redactor> redactor_;  // null: the rules failed to load
 };
 
 }  // namespace agt::agg
