@@ -114,7 +114,12 @@ TEST(TmuxWrap, VimLooksTheSameWrapped) {
   { std::ofstream(dir.path() + "/file.txt") << "first line\nsecond line\n\xe6\xbc\xa2\xe5\xad\x97 \xe2\x9c\xb3\n"; }
   const std::string vim = "vim -u NONE -i NONE -N -n file.txt";
   t.NewSession("direct", 80, 24, vim);
-  t.NewSession("wrapped", 80, 24, kWrap + vim);
+  // The wrapped side reports the wrapper's exit status through a parent
+  // shell, as a user sees it: tmux's own #{pane_dead_status} was seen empty
+  // now and then for a pane that had exited (an open question, see
+  // docs/wrap.md), which made this test flaky.
+  const std::string rc_file = dir.path() + "/wrapped.rc";
+  t.NewSession("wrapped", 80, 24, "sh -c " + Quote(kWrap + vim + "; echo $? > " + rc_file));
   ExpectSameScreens(t, "start", [](const std::string& s) { return Has(s, "first line"); });
   t.Literal("direct", ":syntax on");
   t.Literal("wrapped", ":syntax on");
@@ -152,7 +157,8 @@ TEST(TmuxWrap, VimLooksTheSameWrapped) {
   t.Keys("wrapped", "Enter");
   EXPECT_TRUE(WaitFor([&] { return t.Run("display-message -p -t wrapped '#{pane_dead}'") == "1\n"; },
                       5000));
-  EXPECT_EQ(t.Run("display-message -p -t wrapped '#{pane_dead_status}'"), "0\n");
+  ASSERT_TRUE(WaitFor([&] { return !ReadFile(rc_file).empty(); }, 5000));
+  EXPECT_EQ(ReadFile(rc_file), "0\n");
 }
 
 TEST(TmuxWrap, CursesProgramFollowsResizesTheSameWay) {
