@@ -34,12 +34,17 @@ TEST_F(IdentifyTest, ProcessNamesIncludingClaudesVersionNumber) {
   EXPECT_EQ(Id("2.1"), "none");
 }
 
+// A NUL-separated /proc cmdline from a literal, NULs included.
+template <size_t N>
+std::string Cmdline(const char (&bytes)[N]) {
+  return std::string(bytes, N - 1);
+}
+
 TEST_F(IdentifyTest, NodeAndBunNeedTheChildsCmdline) {
-  std::string codex(
-      "node\0/home/u/.cache/agtmux/agents/node_modules/.bin/codex\0--no-daemon\0", 72);
+  std::string codex =
+      Cmdline("node\0/home/u/.cache/agtmux/agents/node_modules/.bin/codex\0--no-daemon\0");
   EXPECT_EQ(Id("node", codex), "codex/cmdline");
-  std::string gemini("node\0/usr/lib/node_modules/@google/gemini-cli/dist/index.js\0",
-                     61);
+  std::string gemini = Cmdline("node\0/usr/lib/node_modules/@google/gemini-cli/dist/index.js\0");
   EXPECT_EQ(Id("node", gemini), "gemini/cmdline");
   EXPECT_EQ(Id("bun", "bun /opt/@anthropic-ai/claude-code/cli.js"), "claude/cmdline");
   EXPECT_EQ(Id("node", "node server.js --port 3000"), "none");
