@@ -74,7 +74,14 @@ struct SshExecutor::Session {
     if (ssh) {
       libssh2_session_set_blocking(ssh, 0);
       libssh2_session_disconnect(ssh, "bye");
-      libssh2_session_free(ssh);
+      // In non-blocking mode libssh2_session_free can answer EAGAIN without
+      // freeing anything; call it again (briefly) until it has freed the
+      // session. A dead peer gives an error instead, which also frees.
+      for (int tries = 0; libssh2_session_free(ssh) == LIBSSH2_ERROR_EAGAIN && tries < 50;
+           ++tries) {
+        pollfd p{sock.get(), POLLIN | POLLOUT, 0};
+        poll(&p, 1, 20);
+      }
     }
   }
   /// Waits until the socket is ready in the direction libssh2 wants.
