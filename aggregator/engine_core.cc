@@ -1,5 +1,4 @@
-// StateCore over the real state engine (state/engine.h). Compiled instead of
-// aggregator/mini_engine.cc once the state library has sources.
+// StateCore over the state engine (state/engine.h).
 #include "aggregator/state_core.h"
 
 namespace agt::agg {

@@ -1,8 +1,6 @@
-// The daemon's view of the state engine. The real implementation wraps
-// state::Engine (state/engine.h); while that library is not linked into the
-// build, a minimal local engine stands in (aggregator/mini_engine.cc), so
-// the daemon, its API and its tests work either way. Both are chosen by
-// CreateStateCore, whichever file the build compiled.
+// The daemon's view of the state engine: a narrow interface over
+// state::Engine (state/engine.h), implemented in aggregator/engine_core.cc,
+// so the API and the views need not know the engine's internals.
 #pragma once
 
 #include <memory>
@@ -29,7 +27,7 @@ class StateCore {
   virtual const state::Runtime* ActiveRuntime(const std::string& target_id,
                                               const std::string& pane_id) const = 0;
   virtual std::vector<state::Candidate> Candidates(const std::string& runtime_id) const = 0;
-  /// "engine" or "mini" (reported by /v1/health).
+  /// "engine" (reported by /v1/health).
   virtual const char* name() const = 0;
 };
 

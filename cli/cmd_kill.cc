@@ -10,19 +10,11 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/action_client.h"
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 
 namespace agt::cli {
-
-struct ActionGuards {
-  std::string if_runtime, if_state, if_updated_within, snapshot_id, request_ref;
-  bool force_stale = false;
-};
-void AddGuardFlags(CLI::App* sub, ActionGuards* g);
-core::Result<rapidjson::Document> PostAction(const std::string& type, rapidjson::Document& body,
-                                             const ActionGuards& g);
-rapidjson::Document ActionBody(const std::string& ref);
 
 namespace {
 

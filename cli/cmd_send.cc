@@ -16,6 +16,7 @@
 #include <memory>
 #include <thread>
 
+#include "cli/action_client.h"
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "libagtcore/detect/regex.h"
@@ -24,12 +25,6 @@
 #include "libagtcore/timefmt.h"
 
 namespace agt::cli {
-
-/// The guard flags every action takes.
-struct ActionGuards {
-  std::string if_runtime, if_state, if_updated_within, snapshot_id, request_ref;
-  bool force_stale = false;
-};
 
 void AddGuardFlags(CLI::App* sub, ActionGuards* g) {
   sub->add_option("--if-runtime", g->if_runtime, "act only if the pane's runtime is this id");

@@ -8,22 +8,13 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/action_client.h"
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "libagtcore/detect/log_classifier.h"
 #include "libagtcore/detect/pattern_library.h"
 
 namespace agt::cli {
-
-struct ActionGuards {
-  std::string if_runtime, if_state, if_updated_within, snapshot_id, request_ref;
-  bool force_stale = false;
-};
-void AddGuardFlags(CLI::App* sub, ActionGuards* g);
-core::Result<rapidjson::Document> PostAction(const std::string& type, rapidjson::Document& body,
-                                             const ActionGuards& g);
-rapidjson::Document ActionBody(const std::string& ref);
-std::string ResultString(const rapidjson::Document& d, const char* key);
 
 namespace {
 
