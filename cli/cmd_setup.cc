@@ -18,6 +18,7 @@
 
 #include "cli/command.h"
 #include "cli/setup_config.h"
+#include "libagtcore/file.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/paths.h"
 
@@ -32,20 +33,15 @@ struct FileState {
 
 core::Result<FileState> ReadFile(const std::string& path) {
   FileState st;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return st;
-    return core::MakeError(core::Err::kIo, path + ": " + std::strerror(errno));
+  auto text = core::ReadWholeFile(path);
+  if (!text.ok()) {
+    if (text.error().code == core::Err::kNotFound) return st;
+    return text.error();
   }
   struct stat sb{};
-  fstat(fd, &sb);
+  if (stat(path.c_str(), &sb) == 0) st.mode = sb.st_mode & 07777;
   st.exists = true;
-  st.mode = sb.st_mode & 07777;
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) st.text.append(buf, static_cast<size_t>(n));
-  close(fd);
-  if (n < 0) return core::MakeError(core::Err::kIo, path + ": " + std::strerror(errno));
+  st.text = std::move(*text);
   return st;
 }
 

@@ -13,17 +13,14 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "libagtcore/config.h"
 
-#include <fcntl.h>
 #include <pcre2.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "libagtcore/file.h"
 #include "libagtcore/log.h"
 #include "libagtcore/timefmt.h"
 
@@ -349,26 +346,12 @@ Result<ConfigLoad> ParseConfig(std::string_view text, std::string_view path) {
 }
 
 Result<ConfigLoad> LoadConfig(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return ConfigLoad{};  // no file: the defaults
-    return MakeError(Err::kIo, "cannot read " + path + ": " + std::strerror(errno));
+  Result<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) {
+    if (text.error().code == Err::kNotFound) return ConfigLoad{};  // no file: the defaults
+    return MakeError(Err::kIo, "cannot read " + text.error().message);
   }
-  std::string text;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      return MakeError(Err::kIo, "cannot read " + path + ": " + std::strerror(err));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return ParseConfig(text, path);
+  return ParseConfig(*text, path);
 }
 
 }  // namespace agt::core

@@ -7,12 +7,10 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "libagtcore/redact.h"
 
-#include <fcntl.h>
-#include <pcre2.h>
-#include <unistd.h>
+#include "libagtcore/file.h"
 
-#include <cerrno>
-#include <cstring>
+#include <pcre2.h>
+
 #include <toml++/toml.h>
 
 namespace agt::core {
@@ -39,23 +37,8 @@ Error PatternError(std::string_view path, int64_t line, std::string_view why) {
 }
 
 Result<std::string> ReadFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return MakeError(Err::kPatternInvalid, "cannot read " + path + ": " + std::strerror(errno));
-  std::string text;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      close(fd);
-      return MakeError(Err::kPatternInvalid, "cannot read " + path + ": " + std::strerror(err));
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
+  Result<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return MakeError(Err::kPatternInvalid, "cannot read " + text.error().message);
   return text;
 }
 
