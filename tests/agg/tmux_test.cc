@@ -53,19 +53,20 @@ TEST_F(TmuxTest, PanesAppearChangeAndDisappear) {
   ASSERT_EQ(add->status, 201) << add->body;
   ASSERT_TRUE(PollUntil([&] { return PaneCount() == 2; }, 10000)) << "panes never appeared";
 
-  // A wrapper announces itself in the 開発🚀 pane: it shows PTY, and the pane
-  // gets the tmux user options.
+  // A wrapper announces itself in the 開発🚀 pane as a real one does: as
+  // target host, naming its tmux server only by socket path. The daemon
+  // gives the runtime to the target that owns that socket; the pane shows
+  // PTY and gets the tmux user options.
   std::string pane = Tmux({"list-panes", "-t", "開発🚀", "-F", "#{pane_id}"}).out;
   pane = pane.substr(0, pane.find('\n'));
-  auto ev = [&](const std::string& body) {
-    std::string b = body;
-    size_t p;
-    while ((p = b.find("\"target_id\":\"host\"")) != std::string::npos) b.replace(p, 18, "\"target_id\":\"lab\"");
-    return b;
-  };
+  const std::string started = EventJson(
+      "01JG0000000000000000000001", "wrapper_started", "rt-gggggggggggggggg", pane,
+      ",\"pid\":4242,\"runtime\":{\"agent_type\":\"claude\",\"tmux_socket\":\"" + socket_ +
+          "\",\"started_at\":\"2026-11-22T04:00:00Z\"}");
+  ASSERT_NE(started.find("\"target_id\":\"host\""), std::string::npos) << started;
   auto r = daemon_->Call("POST", "/v1/events",
-                         "{\"events\":[" + ev(Started("01JG0000000000000000000001", "rt-gggggggggggggggg", pane)) + "," +
-                             ev(StateEvent("01JG0000000000000000000002", "rt-gggggggggggggggg", pane, "running", 1)) +
+                         "{\"events\":[" + started + "," +
+                             StateEvent("01JG0000000000000000000002", "rt-gggggggggggggggg", pane, "running", 1) +
                              "]}");
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->status, 200) << r->body;
