@@ -4,6 +4,7 @@
 // is validated (enum names, JSON columns), so a damaged row is an E_STORE
 // error naming it, not a wrong state.
 #include <algorithm>
+#include <tuple>
 
 #include "state/store/event_row.h"
 #include "state/store/row_codec.h"
@@ -213,6 +214,15 @@ Result<EngineSnapshot> Store::LoadSnapshot() {
     if (auto s = Collect(st, &snap.dedupe_keys, read); !s.ok()) return s.error();
     std::sort(snap.dedupe_keys.begin(), snap.dedupe_keys.end());
   }
+  // Engine::Snapshot orders cursors and candidates by the Source enum, not
+  // by its wire name.
+  std::sort(snap.cursors.begin(), snap.cursors.end(), [](const Cursor& a, const Cursor& b) {
+    return std::tie(a.runtime_id, a.source) < std::tie(b.runtime_id, b.source);
+  });
+  std::sort(snap.candidates.begin(), snap.candidates.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.second, a.first.source) < std::tie(b.second, b.first.source);
+  });
+  if (auto s = LoadBooks(&snap); !s.ok()) return s.error();
   return snap;
 }
 

@@ -207,8 +207,45 @@ CREATE TABLE adapters (
 );
 )sql";
 
+// Version 2: the engine's books (state/engine.h RuntimeBook, TargetBook),
+// so that LoadSnapshot restores them exactly rather than approximating
+// them from the states. The store keeps them up to date from the events it
+// writes (store_books.cc): every book field is a function of the stored
+// events, and keeping it in a table survives retention deleting those
+// events. Stale marks of both kinds share one table: owner is the
+// runtime_id, or '@' || target_id for a target-wide mark.
+constexpr std::string_view kV2 = R"sql(
+CREATE TABLE runtime_books (
+  runtime_id      TEXT PRIMARY KEY REFERENCES runtimes (runtime_id),
+  max_ingested    INTEGER NOT NULL,   -- newest ingested_at, demotion_due excluded
+  demoted_version INTEGER NOT NULL,   -- newest demotion_due guard version, -1 = none
+  demoted_at      INTEGER NOT NULL    -- ingested_at of that demotion_due
+);
+
+CREATE TABLE target_books (
+  target_id          TEXT PRIMARY KEY,
+  max_ingested       INTEGER NOT NULL,  -- newest ingested_at of target-scoped events
+  -- The target_health_changed that decided (NULL health: none yet), with
+  -- its order key.
+  health             TEXT CHECK (health IN ('ok', 'degraded', 'down')),
+  health_source_seq  INTEGER,
+  health_event_time  INTEGER,           -- effective event time
+  health_ingested_at INTEGER,
+  health_event_id    TEXT
+);
+
+CREATE TABLE stale_marks (
+  owner          TEXT NOT NULL,         -- runtime_id, or '@' || target_id
+  source         TEXT NOT NULL CHECK (source IN ('hook', 'notify', 'wrapper', 'poller')),
+  effective_time INTEGER NOT NULL,
+  ingested_at    INTEGER NOT NULL,
+  PRIMARY KEY (owner, source)
+) WITHOUT ROWID;
+)sql";
+
 constexpr Migration kMigrations[] = {
     {1, kV1},
+    {2, kV2},
 };
 
 }  // namespace

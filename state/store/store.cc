@@ -127,7 +127,14 @@ Status Store::Commit(const Effects& fx, TimeNs now) {
 }
 
 Status Store::CommitBatch(std::span<const Effects> batch, TimeNs now) {
-  if (std::all_of(batch.begin(), batch.end(), [](const Effects& f) { return Empty(f); })) {
+  std::vector<const Effects*> ptrs;
+  ptrs.reserve(batch.size());
+  for (const Effects& fx : batch) ptrs.push_back(&fx);
+  return CommitBatch(std::span<const Effects* const>(ptrs), now);
+}
+
+Status Store::CommitBatch(std::span<const Effects* const> batch, TimeNs now) {
+  if (std::all_of(batch.begin(), batch.end(), [](const Effects* f) { return Empty(*f); })) {
     return core::Ok();  // nothing changed: no transaction, no WAL frame
   }
   if (auto st = RequireWriter(); !st.ok()) return st;
@@ -172,14 +179,15 @@ std::string Key(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-Status Store::WriteBatch(std::span<const Effects> batch, TimeNs now) {
+Status Store::WriteBatch(std::span<const Effects* const> batch, TimeNs now) {
   Latest<Runtime> runtimes;
   Latest<InboxEntry> inbox;
   Latest<Cursor> cursors;
   Latest<std::pair<Candidate, std::string>> candidates;
   Latest<PaneState> states;
   Latest<std::pair<std::string, TargetHealth>> health;
-  for (const Effects& fx : batch) {
+  for (const Effects* f : batch) {
+    const Effects& fx = *f;
     for (const Runtime& r : fx.runtimes) runtimes.Put(r.runtime_id, &r);
     for (const InboxEntry& e : fx.inbox) {
       inbox.Put(Key(Key(e.event.target_id, e.event.pane_id),
@@ -203,14 +211,15 @@ Status Store::WriteBatch(std::span<const Effects> batch, TimeNs now) {
     }
   }
   // Events are never upserts: every one is a new row.
-  for (const Effects& fx : batch) {
-    if (fx.stored_event) {
-      if (auto st = WriteEvent(*fx.stored_event); !st.ok()) return st;
+  for (const Effects* fx : batch) {
+    if (fx->stored_event) {
+      if (auto st = WriteEvent(*fx->stored_event); !st.ok()) return st;
     }
-    for (const core::Event& e : fx.bound_events) {
+    for (const core::Event& e : fx->bound_events) {
       if (auto st = WriteEvent(e); !st.ok()) return st;
     }
   }
+  if (auto st = WriteBooks(batch); !st.ok()) return st;
   for (const InboxEntry* e : inbox.values()) {
     if (auto st = WriteInbox(*e); !st.ok()) return st;
   }
@@ -399,6 +408,14 @@ Status Store::WriteHealth(const std::string& target_id, TargetHealth h, TimeNs n
     return MakeError(Err::kStore, "target health " + target_id + ": " + res.error().message);
   }
   return core::Ok();
+}
+
+Result<TimeNs> Store::NewestIngestedAt() {
+  return db_->QueryInt(
+      "SELECT max(coalesce((SELECT max(ingested_at) FROM events), 0), "
+      "coalesce((SELECT max(ingested_at) FROM event_inbox), 0), "
+      "coalesce((SELECT max(max(max_ingested, demoted_at)) FROM runtime_books), 0), "
+      "coalesce((SELECT max(max_ingested) FROM target_books), 0))");
 }
 
 Result<std::string> Store::IntegrityCheck() { return db_->QueryText("PRAGMA integrity_check"); }

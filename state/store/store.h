@@ -44,6 +44,9 @@ struct StoreOptions {
   /// Applied to raw_payload, evidence, waiting details and action metadata
   /// before they reach SQLite. Empty: FallbackRedact.
   Redactor redact;
+  /// The engine's EngineOptions::skew_budget: the store derives the stale
+  /// marks and the target health key (the engine's books) with it.
+  TimeNs skew_budget = EngineOptions{}.skew_budget;
 };
 
 struct RetentionOptions {
@@ -78,13 +81,21 @@ class Store {
   core::Status Commit(const Effects& fx, TimeNs now);
   /// Many Effects in one transaction (batched ingest); all or nothing.
   core::Status CommitBatch(std::span<const Effects> batch, TimeNs now);
+  /// The same over Effects that are not contiguous (the daemon's batch
+  /// holds each beside its event).
+  core::Status CommitBatch(std::span<const Effects* const> batch, TimeNs now);
+  /// The newest ingested_at the store has seen (events, inbox, books); 0
+  /// when empty. The daemon stamps new events after it.
+  core::Result<TimeNs> NewestIngestedAt();
   /// True when `fx` would write nothing.
   static bool Empty(const Effects& fx);
 
   /// Everything the engine needs to resume: all runtimes, cursors, states,
-  /// candidates, pending inbox entries, target health, and the dedupe keys
-  /// of stored events ("runtime_id\x1fsource\x1fdedupe_key", source by wire
-  /// name; "@target_id" in place of the runtime for target-scoped events).
+  /// candidates, pending inbox entries, target health, the dedupe keys of
+  /// stored events ("runtime_id\x1fsource\x1fdedupe_key", source by wire
+  /// name; "@target_id" in place of the runtime for target-scoped events)
+  /// and the engine's runtime and target books: equal to Engine::Snapshot()
+  /// of the engine whose Effects were committed.
   core::Result<EngineSnapshot> LoadSnapshot();
 
   // --- queries --------------------------------------------------------------
@@ -144,7 +155,7 @@ class Store {
 
  private:
   Store(StoreOptions options, std::unique_ptr<sql::Db> db);
-  core::Status WriteBatch(std::span<const Effects> batch, TimeNs now);
+  core::Status WriteBatch(std::span<const Effects* const> batch, TimeNs now);
   core::Status WriteEvent(const core::Event& e);
   core::Status WriteInbox(const InboxEntry& entry);
   core::Status WriteRuntime(const Runtime& r);
@@ -152,6 +163,9 @@ class Store {
   core::Status WriteState(const PaneState& s);
   core::Status WriteCandidate(const Candidate& c, const std::string& runtime_id);
   core::Status WriteHealth(const std::string& target_id, TargetHealth h, TimeNs now);
+  // books.cc: the engine's RuntimeBook / TargetBook rows.
+  core::Status WriteBooks(std::span<const Effects* const> batch);
+  core::Status LoadBooks(EngineSnapshot* snap);
   core::Status RequireWriter() const;
   std::string Redact(std::string_view text) const;
   core::WaitingDetail RedactDetail(const core::WaitingDetail& d) const;

@@ -23,6 +23,9 @@ struct StreamOptions {
   int start_offset_panes = 0;  // pane numbering offset (for distinct streams)
   bool resend_new_id = true;   // a resend gets a new event_id (else an exact copy)
   bool pane_bound_hooks = false;  // some hooks carry target+pane+pid, no runtime_id
+  /// stale_detected (runtime-scoped from the poller and from a source,
+  /// target-wide) and demotion_due events: what the engine's books hold.
+  bool books = false;
   core::TimeNs t0 = 1'780'000'000LL * core::kNsPerSec;
 };
 
@@ -93,6 +96,32 @@ inline std::vector<core::Event> GenerateStream(const StreamOptions& o) {
       h.health = i == o.events / 3 ? "degraded" : "ok";
       h.dedupe_key = "health-" + std::to_string(o.seed) + "-" + std::to_string(i);
       out.push_back(h);
+      continue;
+    }
+    if (o.books && i % 9 == 4) {
+      // Which kind of book event comes from i, not from rng: streams
+      // without them draw the same random numbers as before.
+      const int p = (i / 9) % o.panes;
+      const int k = (i / 9) % 4;
+      core::Event e;
+      if (k == 0) {  // the reconciler: marks every source of the runtime
+        e = base(et::kStaleDetected, core::Source::kPoller, t);
+        e.runtime_id = rt[static_cast<size_t>(p)];
+        e.pane_id = pane_name(p);
+      } else if (k == 1) {  // a hook saying its own opinion is stale, clock skewed
+        e = base(et::kStaleDetected, core::Source::kHook, t - 30 * core::kNsPerSec);
+        e.runtime_id = rt[static_cast<size_t>(p)];
+        e.pane_id = pane_name(p);
+      } else if (k == 2) {  // target-wide
+        e = base(et::kStaleDetected, core::Source::kPoller, t);
+      } else {  // a demotion guarded on some state_version
+        e = base(et::kDemotionDue, core::Source::kPoller, t);
+        e.runtime_id = rt[static_cast<size_t>(p)];
+        e.pane_id = pane_name(p);
+        e.source_seq = i % 7;
+      }
+      e.dedupe_key = "book-" + std::to_string(o.seed) + "-" + std::to_string(i);
+      out.push_back(e);
       continue;
     }
     const int p = static_cast<int>(rng() % static_cast<uint32_t>(o.panes));
