@@ -6,51 +6,89 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "libagtcore/state.h"
 
 namespace agt::state {
 
-/// An insert-only set of dedupe rows "owner\x1fsource\x1fkey" (the format of
-/// EngineSnapshot::dedupe_keys). The rows are interned back to back in one
-/// arena string; an open-addressing table (linear probing, load <= 1/2) holds
-/// each row's 64-bit hash, offset and length. Membership compares the full
-/// row bytes after a hash match, so a hash collision costs one extra compare
-/// and can never make two different events look like duplicates.
+/// An insert-only set of dedupe rows (owner, source, key), listed in the
+/// format of EngineSnapshot::dedupe_keys ("owner\x1fsource\x1fkey").
+///
+/// Owners are interned once into small ids (the engine keeps its runtimes'
+/// and targets' ids), so a row stores and hashes only its key bytes plus two
+/// integers: a runtime id is as long as a dedupe key, and carrying it in every
+/// row doubled the bytes copied and hashed per event. Keys are copied into
+/// fixed-size chunks that never move (growing one big string copied every
+/// key again at each doubling); an open-addressing table (linear probing,
+/// load <= 1/2) holds each row's hash, owner, source and key location.
+/// Membership compares the owner, source and full key bytes after a hash
+/// match, so a hash collision costs one extra compare and can never make two
+/// different events look like duplicates.
 class DedupeSet {
  public:
+  /// Stands for one owner string; valid for the life of the set.
+  using OwnerId = uint32_t;
+
   DedupeSet();
 
+  /// The id of `owner`, interned the first time it is seen.
+  OwnerId Intern(std::string_view owner);
+
   /// Adds the row; true when it was not there yet.
-  bool Insert(std::string_view owner, core::Source source, std::string_view key);
-  /// Not const: it builds the row in a scratch buffer (the engine is
-  /// single-threaded).
-  bool Contains(std::string_view owner, core::Source source, std::string_view key);
+  bool Insert(OwnerId owner, core::Source source, std::string_view key);
+  bool Contains(OwnerId owner, core::Source source, std::string_view key) const;
+
+  /// The same by owner string (tests, Restore): interns it.
+  bool Insert(std::string_view owner, core::Source source, std::string_view key) {
+    return Insert(Intern(owner), source, key);
+  }
+  /// By owner string; an owner never interned has no rows.
+  bool Contains(std::string_view owner, core::Source source, std::string_view key) const;
+
   size_t size() const { return size_; }
 
-  /// Calls `fn` on every row, in no particular order.
+  /// Calls `fn` on every row ("owner\x1fsource\x1fkey"), in no particular
+  /// order; the view is valid only during the call.
   void ForEach(const std::function<void(std::string_view row)>& fn) const;
 
  private:
   struct Entry {
     uint64_t hash = 0;
-    uint64_t offset = 0;
-    uint32_t length = 0;  // 0 = empty slot (a row is never empty)
+    const char* key = nullptr;  // into chunks_; stable
+    uint32_t key_length = 0;
+    OwnerId owner = 0;
+    core::Source source = core::Source::kPoller;
+    bool used = false;
   };
 
-  // Builds the row in `row_` and returns its hash.
-  uint64_t MakeRow(std::string_view owner, core::Source source, std::string_view key);
-  // The slot holding row_ (hash h), or the empty slot where it would go.
-  size_t Find(uint64_t h) const;
+  // Heterogeneous lookup of owners by string_view (no temporary string).
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+
+  static uint64_t HashRow(OwnerId owner, core::Source source, std::string_view key);
+  // The slot holding the row, or the empty slot where it would go.
+  size_t Find(uint64_t h, OwnerId owner, core::Source source, std::string_view key) const;
+  // A stable copy of `key`'s bytes.
+  const char* StoreKey(std::string_view key);
   void Grow();
 
   std::vector<Entry> table_;
-  std::string arena_;         // every row, back to back
   size_t size_ = 0;
-  std::string row_;           // scratch for the row being looked up
+  std::vector<std::unique_ptr<char[]>> chunks_;  // key bytes, back to back
+  char* chunk_next_ = nullptr;                   // the free part of chunks_.back()
+  size_t chunk_free_ = 0;
+  std::unordered_map<std::string, OwnerId, StringHash, std::equal_to<>> owner_ids_;
+  // By OwnerId: the keys of owner_ids_ (node keys do not move).
+  std::vector<const std::string*> owner_names_;
 };
 
 }  // namespace agt::state

@@ -225,7 +225,7 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
                                          std::string* error_code) {
   const int src = Idx(e.source);
   Slot& slot = r.slots[src];
-  if (!dedupe.Insert(r.rt.runtime_id, e.source, e.dedupe_key)) return Disposition::kDuplicate;
+  if (!dedupe.Insert(r.dedupe_owner, e.source, e.dedupe_key)) return Disposition::kDuplicate;
 
   const std::string& type = e.event_type;
   const bool ended_before = r.rt.ended_at != 0;

@@ -33,6 +33,7 @@ struct RuntimeRec {
   int64_t demoted_version = -1;
   TimeNs demoted_at = 0;
   PaneRec* pane = nullptr;     // null for a pane-less runtime (outside tmux)
+  DedupeSet::OwnerId dedupe_owner = 0;  // rt.runtime_id interned in Impl::dedupe
 };
 
 struct PaneRec {
@@ -53,7 +54,7 @@ struct PaneRec {
 struct TargetRec {
   TargetBook book;
   std::vector<PaneRec*> panes;
-  std::string dedupe_owner;    // "@<target_id>": the owner of its dedupe rows
+  DedupeSet::OwnerId dedupe_owner = 0;  // "@<target_id>" interned: the owner of its dedupe rows
 };
 
 /// What one Apply of a runtime-scoped event did, before it becomes a

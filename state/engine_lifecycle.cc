@@ -40,7 +40,7 @@ TargetRec& Engine::Impl::TargetFor(const std::string& target_id) {
   auto [it, inserted] = targets.try_emplace(target_id);
   if (inserted) {
     it->second.book.target_id = target_id;
-    it->second.dedupe_owner = "@" + target_id;
+    it->second.dedupe_owner = dedupe.Intern("@" + target_id);
   }
   return it->second;
 }
@@ -91,11 +91,11 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
   RuntimeRec& r = it->second;
   Slot& slot = r.slots[static_cast<int>(e.source)];
   if (!inserted) {
-    if (dedupe.Contains(id, e.source, e.dedupe_key)) return Disposition::kDuplicate;
+    if (dedupe.Contains(r.dedupe_owner, e.source, e.dedupe_key)) return Disposition::kDuplicate;
     if (observed) return Disposition::kIgnored;
     // A wrapper announcing a runtime it already announced: kept for the
     // audit trail, changes nothing.
-    dedupe.Insert(id, e.source, e.dedupe_key);
+    dedupe.Insert(r.dedupe_owner, e.source, e.dedupe_key);
     r.max_ingested = std::max(r.max_ingested, e.ingested_at);
     if (r.pane != nullptr) {
       r.pane->max_ingested = std::max(r.pane->max_ingested, e.ingested_at);
@@ -115,7 +115,8 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
   r.rt.started_at = started;
   r.rt.owner = e.source;
   r.max_ingested = e.ingested_at;
-  dedupe.Insert(id, e.source, e.dedupe_key);
+  r.dedupe_owner = dedupe.Intern(id);
+  dedupe.Insert(r.dedupe_owner, e.source, e.dedupe_key);
   if (e.signal) {
     slot.has_candidate = true;
     slot.candidate = Candidate{e.source, *e.signal, e.event_id, MakeOrderKey(e, opt.skew_budget),

@@ -67,6 +67,7 @@ void Engine::Restore(const EngineSnapshot& snap) {
   for (const Runtime& rt : snap.runtimes) {
     RuntimeRec& r = m.runtimes[rt.runtime_id];
     r.rt = rt;
+    r.dedupe_owner = m.dedupe.Intern(rt.runtime_id);
     if (!rt.pane_id.empty()) {
       r.pane = &m.PaneFor(rt.target_id, rt.pane_id);
       r.pane->history.push_back(&r);
@@ -99,8 +100,8 @@ void Engine::Restore(const EngineSnapshot& snap) {
     std::string_view key = std::string_view(row).substr(b + 1);
     if (!owner.empty() && owner[0] == '@') {
       m.dedupe.Insert(m.TargetFor(owner.substr(1)).dedupe_owner, *src, key);
-    } else if (m.runtimes.contains(owner)) {
-      m.dedupe.Insert(owner, *src, key);
+    } else if (auto it = m.runtimes.find(owner); it != m.runtimes.end()) {
+      m.dedupe.Insert(it->second.dedupe_owner, *src, key);
     }
   }
   for (const auto& [id, health] : snap.target_health) {

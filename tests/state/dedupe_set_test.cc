@@ -48,6 +48,45 @@ TEST(DedupeSet, KeepsEveryRowAcrossGrowth) {
   EXPECT_EQ(d.size(), static_cast<size_t>(kRows));
 }
 
+TEST(DedupeSet, InternedOwnersAndOwnerStringsAgree) {
+  DedupeSet d;
+  const DedupeSet::OwnerId rt1 = d.Intern("rt1");
+  EXPECT_EQ(d.Intern("rt1"), rt1);
+  EXPECT_NE(d.Intern("rt2"), rt1);
+  EXPECT_TRUE(d.Insert(rt1, Source::kHook, "k"));
+  EXPECT_FALSE(d.Insert("rt1", Source::kHook, "k"));
+  EXPECT_TRUE(d.Contains("rt1", Source::kHook, "k"));
+  EXPECT_FALSE(d.Contains("never-seen", Source::kHook, "k"));
+  EXPECT_FALSE(d.Contains(d.Intern("rt2"), Source::kHook, "k"));
+}
+
+TEST(DedupeSet, KeysOfAnyLengthKeepTheirBytes) {
+  // Keys are copied into fixed-size chunks; one longer than a chunk gets its
+  // own, and the keys around it must stay intact.
+  DedupeSet d;
+  const std::string huge(200'000, 'x');
+  std::string almost = huge;
+  almost.back() = 'y';
+  ASSERT_TRUE(d.Insert("rt", Source::kHook, "before"));
+  ASSERT_TRUE(d.Insert("rt", Source::kHook, huge));
+  ASSERT_TRUE(d.Insert("rt", Source::kHook, ""));
+  for (int i = 0; i < 5'000; ++i) {
+    ASSERT_TRUE(d.Insert("rt", Source::kHook, std::string(40, 'a') + std::to_string(i)));
+  }
+  EXPECT_FALSE(d.Insert("rt", Source::kHook, huge));
+  EXPECT_FALSE(d.Insert("rt", Source::kHook, ""));
+  EXPECT_TRUE(d.Contains("rt", Source::kHook, "before"));
+  EXPECT_FALSE(d.Contains("rt", Source::kHook, almost));
+  size_t rows = 0;
+  bool saw_huge = false;
+  d.ForEach([&](std::string_view row) {
+    ++rows;
+    if (row.size() > huge.size()) saw_huge = row == "rt\x1fhook\x1f" + huge;
+  });
+  EXPECT_EQ(rows, d.size());
+  EXPECT_TRUE(saw_huge);
+}
+
 TEST(DedupeSet, ForEachListsEachRowOnceInSnapshotFormat) {
   DedupeSet d;
   d.Insert("rt1", Source::kHook, "a");
