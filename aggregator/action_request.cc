@@ -66,6 +66,7 @@ core::Result<ActionRequest> ParseActionRequest(std::string_view type, std::strin
                   str("text", &r.text), boolean("paste", &r.paste), boolean("enter", &r.enter),
                   boolean("allow_dangerous", &r.allow_dangerous),
                   integer("enter_delay_ms", &r.enter_delay_ms, 0, 5000), integer("lines", &r.lines, 1, 100000),
+                  integer("key_delay_ms", &r.key_delay_ms, 0, 1000),
                   boolean("escapes", &r.escapes), str("mode", &r.mode), str("signal", &r.signal),
                   str("client", &r.client)}) {
     if (!st) return st.error();
@@ -78,6 +79,19 @@ core::Result<ActionRequest> ParseActionRequest(std::string_view type, std::strin
       r.keys.emplace_back(k.GetString());
     }
   }
+  auto strings = [&](const char* k, std::vector<std::string>* out) -> core::Status {
+    if (!d.HasMember(k)) return core::Ok();
+    if (!d[k].IsArray()) return Bad(k, "must be an array of strings");
+    for (const auto& v : d[k].GetArray()) {
+      if (!v.IsString()) return Bad(k, "every entry must be a string");
+      out->emplace_back(v.GetString());
+    }
+    return core::Ok();
+  };
+  for (auto st : {strings("choices", &r.choices), strings("expect_choices", &r.expect_choices)})
+    if (!st) return st.error();
+  if (r.type == "respond" && r.choices.empty())
+    return Bad("choices", "respond needs at least one choice (a number, yes/no or the option's text)");
   size_t start = 0;
   while (!if_state.empty() && start <= if_state.size()) {
     size_t comma = if_state.find(',', start);

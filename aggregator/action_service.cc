@@ -3,6 +3,7 @@
 // and store the result so a replayed request gets the same answer. Every
 // refusal is recorded like a success: the audit trail has both.
 #include "aggregator/action_service.h"
+#include "aggregator/action_run.h"
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -16,16 +17,6 @@
 #include "libagtcore/ref.h"
 
 namespace agt::agg {
-
-struct ActionService::Run {
-  ActionRequest req;
-  state::ActionRow action;
-  state::ActionSnapshotRow snap;       // the action's own snapshot (taken now)
-  std::string base_snapshot_id;        // the snapshot it is checked against
-  PolicyVerdict policy;
-  JsonOut extra;                       // type-specific result fields (an open object)
-  int event_seq = 0;
-};
 
 namespace {
 
@@ -60,23 +51,6 @@ std::string Nonce(core::TimeNs now) {
   return u.substr(u.size() - 16);
 }
 
-core::Status Tmux(TargetExecutor& ex, const std::vector<std::string>& prefix, std::vector<std::string> args,
-                  std::string* out = nullptr, std::string stdin_data = "") {
-  std::vector<std::string> argv = prefix;
-  argv.insert(argv.end(), args.begin(), args.end());
-  ExecOptions o;
-  o.stdin_data = std::move(stdin_data);
-  auto r = ex.Run(argv, o);
-  if (!r) return r.error();
-  if (r->exit_code != 0) {
-    std::string err = r->err;
-    while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
-    return Fail(core::Err::kIo, "tmux " + args[0] + " failed (exit " + std::to_string(r->exit_code) + "): " + err);
-  }
-  if (out) *out = std::move(r->out);
-  return core::Ok();
-}
-
 std::string TrimRight(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   return s;
@@ -99,6 +73,24 @@ std::string Probe(const std::string& text) {
 }
 
 }  // namespace
+
+core::Status RunTmux(TargetExecutor& ex, const std::vector<std::string>& prefix, std::vector<std::string> args,
+                     std::string* out, std::string stdin_data) {
+  std::vector<std::string> argv = prefix;
+  argv.insert(argv.end(), args.begin(), args.end());
+  ExecOptions o;
+  o.stdin_data = std::move(stdin_data);
+  auto r = ex.Run(argv, o);
+  if (!r) return r.error();
+  if (r->exit_code != 0) {
+    std::string err = r->err;
+    while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+    return core::MakeError(core::Err::kIo,
+                           "tmux " + args[0] + " failed (exit " + std::to_string(r->exit_code) + "): " + err);
+  }
+  if (out) *out = std::move(r->out);
+  return core::Ok();
+}
 
 std::vector<std::string> TmuxArgv(const TargetStatus& target) {
   if (target.spec.tmux_socket.empty()) return {"tmux"};
@@ -128,9 +120,10 @@ ActionService::ActionService(ActionWorld* world, const core::Clock& clock, Actio
       policy_(std::move(policy)) {}
 
 ActionReply ActionService::Post(std::string_view type, std::string_view body) {
-  if (type != "send" && type != "attach" && type != "view-output" && type != "kill" && type != "snapshot")
+  if (type != "send" && type != "respond" && type != "attach" && type != "view-output" && type != "kill" &&
+      type != "snapshot")
     return ErrorReply(Fail(core::Err::kNotFound, "no such action: " + std::string(type) +
-                                                     " (send, attach, view-output, kill, snapshot)"));
+                                                     " (send, respond, attach, view-output, kill, snapshot)"));
   auto req = ParseActionRequest(type, body);
   if (!req) return ErrorReply(req.error());
   return Execute(std::move(*req));
@@ -205,6 +198,15 @@ ActionReply ActionService::Execute(ActionRequest req) {
     j.Key("target").Str(row->target).Key("pane_id").Str(row->pane_id);
     j.Key("runtime_id").Str(run.snap.runtime_id).Key("state_version").Int(run.snap.state_version);
     j.Key("state").Str(row->agent ? core::StateName(row->st.signal.state) : "unknown");
+    if (row->agent && !row->st.signal.detail.empty()) {
+      // What `respond` shows and guards on: the choices as the state saw them.
+      const core::WaitingDetail& d = row->st.signal.detail;
+      j.Key("detail").BeginObject().Key("approval_type").Str(d.approval_type).Key("details").Str(d.details);
+      j.Key("choices").BeginArray();
+      for (const auto& c : d.choices) j.Str(c);
+      j.EndArray().Key("multi_select").Bool(d.multi_select).Key("cursor_position").Int(d.cursor_position);
+      j.EndObject();
+    }
     j.Key("observed_at").Time(run.snap.observed_at).Key("expires_at").Time(run.snap.expires_at);
     j.Key("nonce").Str(run.snap.nonce).EndObject();
     return {200, j.Take() + "\n"};
@@ -302,6 +304,7 @@ core::Status ActionService::Perform(Run& run, const PaneRow& row) {
   if (!ex) return Fail(core::Err::kUnsupported, "target '" + row.target + "' (" + target->spec.kind +
                                                     ") cannot run actions from this daemon");
   if (run.req.type == "send") return DoSend(run, row, *ex);
+  if (run.req.type == "respond") return DoRespond(run, row, *ex);
   if (run.req.type == "view-output") return DoViewOutput(run, row, *ex);
   if (run.req.type == "kill") return DoKill(run, row, ex);
   return DoAttach(run, row, *target, *ex);
@@ -317,16 +320,16 @@ core::Status ActionService::DoSend(Run& run, const PaneRow& row, TargetExecutor&
     if (q.paste || q.text.find('\n') != std::string::npos) {
       // One message: a bracketed paste, so the agent sees it as one input.
       std::string buffer = "agtmux-" + run.action.action_id;
-      if (auto st = Tmux(ex, tmux, {"load-buffer", "-b", buffer, "-"}, nullptr, q.text); !st) return st;
-      if (auto st = Tmux(ex, tmux, {"paste-buffer", "-p", "-d", "-b", buffer, "-t", pane}); !st) return st;
+      if (auto st = RunTmux(ex, tmux, {"load-buffer", "-b", buffer, "-"}, nullptr, q.text); !st) return st;
+      if (auto st = RunTmux(ex, tmux, {"paste-buffer", "-p", "-d", "-b", buffer, "-t", pane}); !st) return st;
       method = "paste";
     } else {
-      if (auto st = Tmux(ex, tmux, {"send-keys", "-t", pane, "-l", "--", q.text}); !st) return st;
+      if (auto st = RunTmux(ex, tmux, {"send-keys", "-t", pane, "-l", "--", q.text}); !st) return st;
       method = "send-keys -l";
     }
   }
   for (const auto& k : q.keys)
-    if (auto st = Tmux(ex, tmux, {"send-keys", "-t", pane, k}); !st) return st;
+    if (auto st = RunTmux(ex, tmux, {"send-keys", "-t", pane, k}); !st) return st;
   std::string delivery = "not_checked";
   std::string probe = Probe(q.text);
   if (!probe.empty()) {
@@ -334,7 +337,7 @@ core::Status ActionService::DoSend(Run& run, const PaneRow& row, TargetExecutor&
     for (int i = 0; i < 5 && delivery != "verified"; ++i) {
       if (i > 0) world_->Sleep(40 * core::kNsPerMs);
       std::string screen;
-      if (Tmux(ex, tmux, {"capture-pane", "-p", "-J", "-t", pane, "-S", "-60"}, &screen) &&
+      if (RunTmux(ex, tmux, {"capture-pane", "-p", "-J", "-t", pane, "-S", "-60"}, &screen) &&
           screen.find(probe) != std::string::npos)
         delivery = "verified";
     }
@@ -342,7 +345,7 @@ core::Status ActionService::DoSend(Run& run, const PaneRow& row, TargetExecutor&
   if (q.enter) {
     // ink treats Enter that arrives with the text as part of a paste.
     world_->Sleep(q.enter_delay_ms * core::kNsPerMs);
-    if (auto st = Tmux(ex, tmux, {"send-keys", "-t", pane, "Enter"}); !st) return st;
+    if (auto st = RunTmux(ex, tmux, {"send-keys", "-t", pane, "Enter"}); !st) return st;
   }
   run.extra.Key("method").Str(method).Key("delivery").Str(delivery);
   run.extra.Key("keys").BeginArray();
@@ -359,7 +362,7 @@ core::Status ActionService::DoViewOutput(Run& run, const PaneRow& row, TargetExe
                                    "-" + std::to_string(run.req.lines)};
   if (run.req.escapes) args.insert(args.begin() + 1, "-e");
   std::string out;
-  if (auto st = Tmux(ex, TmuxArgv(*world_->FindTarget(row.target)), args, &out); !st) return st;
+  if (auto st = RunTmux(ex, TmuxArgv(*world_->FindTarget(row.target)), args, &out); !st) return st;
   out = TrimRight(std::move(out));
   // Keep the last `lines` lines (capture-pane adds the visible screen).
   size_t pos = out.size();
@@ -371,7 +374,7 @@ core::Status ActionService::DoViewOutput(Run& run, const PaneRow& row, TargetExe
 
 core::Status ActionService::DoKill(Run& run, const PaneRow& row, TargetExecutor* ex) {
   if (run.req.mode == "key") {
-    if (auto st = Tmux(*ex, TmuxArgv(*world_->FindTarget(row.target)), {"send-keys", "-t", row.pane_id, "C-c"}); !st)
+    if (auto st = RunTmux(*ex, TmuxArgv(*world_->FindTarget(row.target)), {"send-keys", "-t", row.pane_id, "C-c"}); !st)
       return st;
     run.extra.Key("mode").Str("key").Key("key").Str("C-c");
     Audit(run, "action_killed", "mode=key key=C-c");
@@ -403,10 +406,10 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
     return core::Ok();
   }
   if (!row.window_id.empty())
-    if (auto st = Tmux(ex, tmux, {"select-window", "-t", row.window_id}); !st) return st;
-  if (auto st = Tmux(ex, tmux, {"select-pane", "-t", row.pane_id}); !st) return st;
+    if (auto st = RunTmux(ex, tmux, {"select-window", "-t", row.window_id}); !st) return st;
+  if (auto st = RunTmux(ex, tmux, {"select-pane", "-t", row.pane_id}); !st) return st;
   if (!run.req.client.empty()) {
-    if (auto st = Tmux(ex, tmux, {"switch-client", "-c", run.req.client, "-t", row.pane_id}); !st) return st;
+    if (auto st = RunTmux(ex, tmux, {"switch-client", "-c", run.req.client, "-t", row.pane_id}); !st) return st;
     run.extra.Key("mode").Str("switched").Key("client").Str(run.req.client);
     Audit(run, "action_attached", "switch-client " + run.req.client);
     return core::Ok();

@@ -1,5 +1,5 @@
-// The action path (spec §13): send, attach, view-output and kill on one
-// agent pane, with the fail-closed guarantees. Every accepted request is
+// The action path (spec §13): send, respond, attach, view-output and kill
+// on one agent pane, with the fail-closed guarantees. Every accepted request is
 // first recorded (an `actions` row and an `action_snapshot` of the pane's
 // runtime and state_version), then checked (snapshot freshness, guards,
 // send policy) and only then executed through tmux by argv. Requests are
@@ -18,6 +18,7 @@
 #include "aggregator/target_registry.h"
 #include "aggregator/views.h"
 #include "libagtcore/clock.h"
+#include "libagtcore/detect/pattern_library.h"
 #include "libagtcore/result.h"
 #include "state/store/store.h"
 
@@ -25,7 +26,7 @@ namespace agt::agg {
 
 /// One action request, as POST /v1/actions/{type} carries it (docs/actions.md).
 struct ActionRequest {
-  std::string type;          // send | attach | view-output | kill | snapshot
+  std::string type;          // send | respond | attach | view-output | kill | snapshot
   std::string ref;
   std::string request_ref;   // idempotency key; empty = a fresh one
   std::string snapshot_id;   // from an earlier snapshot / view-output; empty = taken now
@@ -40,6 +41,10 @@ struct ActionRequest {
   bool enter = false;
   bool allow_dangerous = false;
   int64_t enter_delay_ms = 100;
+  // respond
+  std::vector<std::string> choices;         // numbers, "yes"/"no" or option text
+  std::vector<std::string> expect_choices;  // the labels the caller saw; empty = not checked
+  int64_t key_delay_ms = 60;                // between two keys (ink drops keys that arrive together)
   // view-output
   int64_t lines = 200;
   bool escapes = false;
@@ -79,6 +84,9 @@ struct ActionOptions {
   std::string db_path;                               // ":memory:" for tests
   core::TimeNs snapshot_ttl = 30 * core::kNsPerSec;  // AGTMUX_ACTION_SNAPSHOT_TTL_MS overrides in the daemon
   core::SendPolicyConfig send_policy = core::Config::DefaultSendPolicy();
+  /// The pattern sets whose [menu] styles `respond` reads menus with;
+  /// null = detect::DefaultLibrary().
+  std::shared_ptr<const detect::PatternLibrary> patterns;
 };
 
 class ActionService {
@@ -100,6 +108,9 @@ class ActionService {
   core::Status CheckGuards(const Run& run, const PaneRow& row) const;
   core::Status Perform(Run& run, const PaneRow& row);
   core::Status DoSend(Run& run, const PaneRow& row, TargetExecutor& ex);
+  core::Status DoRespond(Run& run, const PaneRow& row, TargetExecutor& ex);
+  core::Result<detect::Menu> ReadMenu(const PaneRow& row, TargetExecutor& ex) const;
+  core::Status SendKeys(Run& run, const PaneRow& row, TargetExecutor& ex, const std::vector<std::string>& keys);
   core::Status DoViewOutput(Run& run, const PaneRow& row, TargetExecutor& ex);
   core::Status DoKill(Run& run, const PaneRow& row, TargetExecutor* ex);  // null in signal mode
   core::Status DoAttach(Run& run, const PaneRow& row, const TargetStatus& target, TargetExecutor& ex);
@@ -115,5 +126,10 @@ class ActionService {
 
 /// The tmux argv prefix for a target: {"tmux", "-S", socket} or {"tmux"}.
 std::vector<std::string> TmuxArgv(const TargetStatus& target);
+
+/// Runs `prefix` + `args` through `ex`; E_IO with tmux's stderr when it
+/// exits non-zero. `out` receives stdout.
+core::Status RunTmux(TargetExecutor& ex, const std::vector<std::string>& prefix, std::vector<std::string> args,
+                     std::string* out = nullptr, std::string stdin_data = "");
 
 }  // namespace agt::agg

@@ -16,6 +16,7 @@ CommandSpec SetupCommand();
 CommandSpec WrapCommand();
 CommandSpec PatternsCommand();
 CommandSpec SendCommand();
+CommandSpec RespondCommand();
 CommandSpec AttachCommand();
 CommandSpec ViewOutputCommand();
 CommandSpec KillCommand();
@@ -53,6 +54,7 @@ const std::vector<CommandSpec>& Commands() {
       WrapCommand(),
       PatternsCommand(),
       SendCommand(),
+      RespondCommand(),
       AttachCommand(),
       ViewOutputCommand(),
       KillCommand(),

@@ -56,7 +56,7 @@ CREATE UNIQUE INDEX runtimes_active_pane ON runtimes (target_id, pane_id)
 
 CREATE TABLE actions (
   action_id     TEXT PRIMARY KEY,
-  action_type   TEXT NOT NULL CHECK (action_type IN ('attach', 'send', 'view-output', 'kill')),
+  action_type   TEXT NOT NULL CHECK (action_type IN ('attach', 'send', 'respond', 'view-output', 'kill')),
   request_ref   TEXT NOT NULL CHECK (request_ref <> ''),
   target_id     TEXT NOT NULL,
   pane_id       TEXT NOT NULL,

@@ -86,6 +86,21 @@ class ActionsTest : public ::testing::Test {
                  ",\"source_seq\":" + std::to_string(seq) + ",\"signal\":{\"state\":\"" + state +
                      "\",\"confidence\":\"high\",\"rule_id\":\"test." + state + "\",\"evidence\":\"x\"}"));
   }
+  /// A waiting state whose detail lists `choices` (a JSON array).
+  void SetWaiting(const std::string& state, int n, int seq, const std::string& choices) {
+    Ingest(Event(Id(n), "state_changed", runtime_,
+                 ",\"source_seq\":" + std::to_string(seq) + ",\"signal\":{\"state\":\"" + state +
+                     "\",\"confidence\":\"high\",\"rule_id\":\"test." + state +
+                     "\",\"evidence\":\"x\",\"detail\":{\"approval_type\":\"shell\",\"choices\":" + choices +
+                     ",\"cursor_position\":1}}"));
+  }
+  /// Types `message` into the fake agent directly (not through agtmux) and
+  /// waits for the menu it opens.
+  void OpenMenu(const std::string& message, const std::string& question) {
+    ASSERT_EQ(Tmux({"send-keys", "-t", "work", "-l", message}).status, 0);
+    ASSERT_EQ(Tmux({"send-keys", "-t", "work", "Enter"}).status, 0);
+    ASSERT_TRUE(PollUntil([&] { return Screen().find(question) != std::string::npos; })) << Screen();
+  }
   static std::string Id(int n) {
     std::string s = std::to_string(n);
     return "01JA" + std::string(22 - s.size(), '0') + s;
@@ -264,6 +279,114 @@ TEST_F(ActionsTest, ViewOutputAndWait) {
   auto view = Cli({"view-output", ref_, "--lines", "50"});
   ASSERT_EQ(view.status, 0) << view.err;
   EXPECT_NE(view.out.find("GOT please finish"), std::string::npos) << view.out;
+}
+
+constexpr const char* kApprovalChoices =
+    "[\"Yes\",\"Yes, and don't ask again for mkdir commands in this project\","
+    "\"No, and tell Claude what to do differently\"]";
+
+TEST_F(ActionsTest, RespondMovesTheCursorWithArrowsAndConfirms) {
+  OpenMenu("ask", "Do you want to proceed?");
+  SetWaiting("waiting_approval", 30, 2, kApprovalChoices);
+  auto r = Cli({"respond", ref_, "no"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("answered 3. No, and tell Claude what to do differently"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("delivery verified"), std::string::npos) << r.out;
+  ASSERT_TRUE(PollUntil([&] { return Log().find("CHOSE ") != std::string::npos; })) << Log();
+  EXPECT_NE(Log().find("CHOSE No, and tell Claude what to do differently (esc)\n"), std::string::npos) << Log();
+  EXPECT_EQ(Log().find("DROPPED"), std::string::npos) << "keys arrived together: " << Log();
+
+  // By the option's text, and by number; each time from the cursor on screen.
+  OpenMenu("ask", "Do you want to proceed?");
+  SetWaiting("waiting_approval", 31, 3, kApprovalChoices);
+  auto by_text = Cli({"respond", ref_, "yes, and don't"});
+  ASSERT_EQ(by_text.status, 0) << by_text.err;
+  ASSERT_TRUE(PollUntil([&] { return Log().find("CHOSE Yes, and") != std::string::npos; })) << Log();
+  OpenMenu("ask", "Do you want to proceed?");
+  SetWaiting("waiting_approval", 32, 4, kApprovalChoices);
+  auto by_number = Cli({"respond", ref_, "1", "--json"});
+  ASSERT_EQ(by_number.status, 0) << by_number.err;
+  auto d = Parse(by_number.out);
+  ASSERT_TRUE(d.IsObject()) << by_number.out;
+  EXPECT_EQ(d["result"]["keys"].Size(), 1u) << by_number.out;  // the cursor was already on 1: Enter only
+  ASSERT_TRUE(PollUntil([&] { return Log().find("CHOSE Yes\n") != std::string::npos; })) << Log();
+  // The audit trail names what was chosen.
+  auto got = daemon_->Call("GET", std::string("/v1/actions/") + d["action_id"].GetString());
+  ASSERT_TRUE(got.ok());
+  EXPECT_NE(got->body.find("action_responded"), std::string::npos) << got->body;
+}
+
+TEST_F(ActionsTest, RespondFailsClosed) {
+  // Waiting for input at the prompt, but no menu on screen.
+  auto no_menu = Cli({"respond", ref_, "1"});
+  EXPECT_NE(no_menu.status, 0);
+  EXPECT_NE(no_menu.err.find("E_PRECONDITION_FAILED"), std::string::npos) << no_menu.err;
+  EXPECT_NE(no_menu.err.find("no menu"), std::string::npos) << no_menu.err;
+
+  OpenMenu("ask", "Do you want to proceed?");
+  // Not waiting: the CLI refuses, and so does the daemon when asked directly.
+  SetState(runtime_, "running", 40, 2);
+  auto running = Cli({"respond", ref_, "1"});
+  EXPECT_NE(running.status, 0);
+  EXPECT_NE(running.err.find("not waiting"), std::string::npos) << running.err;
+  EXPECT_EQ(Code(Post("respond", ",\"choices\":[\"1\"]").body), "E_PRECONDITION_FAILED");
+
+  // The options on screen are not the ones the state saw.
+  SetWaiting("waiting_approval", 41, 3, "[\"Yes\",\"No\"]");
+  auto changed = Cli({"respond", ref_, "yes"});
+  EXPECT_NE(changed.status, 0);
+  EXPECT_NE(changed.err.find("not the ones seen"), std::string::npos) << changed.err;
+
+  // A choice that names nothing, several choices for a single-select menu,
+  // another runtime.
+  SetWaiting("waiting_approval", 42, 4, kApprovalChoices);
+  auto unknown = Cli({"respond", ref_, "maybe"});
+  EXPECT_NE(unknown.err.find("matches no option"), std::string::npos) << unknown.err;
+  auto several = Cli({"respond", ref_, "1", "3"});
+  EXPECT_NE(several.err.find("takes one choice"), std::string::npos) << several.err;
+  auto ambiguous = Cli({"respond", ref_, "Ye"});
+  EXPECT_NE(ambiguous.err.find("several options"), std::string::npos) << ambiguous.err;
+  auto other_rt = Cli({"respond", ref_, "1", "--if-runtime", "rt-someone-else-000000"});
+  EXPECT_NE(other_rt.err.find("E_RUNTIME_STALE"), std::string::npos) << other_rt.err;
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(Log().find("CHOSE"), std::string::npos) << "a refused respond chose: " << Log();
+  EXPECT_EQ(Log().find("DROPPED"), std::string::npos) << "a refused respond typed: " << Log();
+  EXPECT_NE(Screen().find("❯ 1. Yes"), std::string::npos) << "the cursor moved: " << Screen();
+}
+
+TEST_F(ActionsTest, RespondTogglesEveryChoiceOfAMultiSelectAndSubmits) {
+  OpenMenu("askmulti", "Which checks should the CI job run?");
+  SetWaiting("waiting_input", 50, 2, "[\"Unit tests\",\"Lint\",\"Type check\"]");
+  auto r = Cli({"respond", ref_, "type check", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("answered 3. Type check, 1. Unit tests"), std::string::npos) << r.out;
+  ASSERT_TRUE(PollUntil([&] { return Log().find("SUBMIT") != std::string::npos; })) << Log();
+  EXPECT_NE(Log().find("SUBMIT Unit tests,Type check\n"), std::string::npos) << Log();
+}
+
+TEST_F(ActionsTest, AmbiguousRefDoesNothing) {
+  // The agent's window linked into a second session: its pane is listed in
+  // both, so its runtime ref names two panes.
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "other"}).status, 0);
+  ASSERT_EQ(Tmux({"link-window", "-s", "work:0", "-t", "other:5"}).status, 0);
+  std::string ref = "runtime:" + runtime_;
+  ASSERT_TRUE(PollUntil([&] {
+    auto l = daemon_->Call("GET", "/v1/panes");
+    size_t n = 0;
+    for (size_t p = l->body.find(runtime_); p != std::string::npos; p = l->body.find(runtime_, p + 1)) ++n;
+    return n >= 2;
+  })) << "the linked window's pane is not listed twice";
+  auto r = daemon_->Call("POST", "/v1/actions/send", "{\"ref\":\"" + ref + "\",\"text\":\"ambiguous\",\"enter\":true}");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(Code(r->body), "E_REF_AMBIGUOUS") << r->body;
+  auto cli = Cli({"send", ref, "--text", "ambiguous", "--enter"});
+  EXPECT_NE(cli.err.find("E_REF_AMBIGUOUS"), std::string::npos) << cli.err;
+  // The session-qualified pane ref is exact and works.
+  auto exact = Cli({"send", ref_, "--text", "exact", "--enter"});
+  EXPECT_EQ(exact.status, 0) << exact.err;
+  ASSERT_TRUE(PollUntil([&] { return Log().find("MSG exact") != std::string::npos; })) << Log();
+  EXPECT_EQ(Log().find("ambiguous"), std::string::npos) << Log();
 }
 
 }  // namespace

@@ -1,0 +1,91 @@
+// `agtmux respond <ref> <choice>...`: answers the approval or question a
+// pane is waiting on, in one command. It looks at the pane first (a
+// snapshot: runtime, state and the options the state saw), then asks the
+// daemon to act guarded by exactly that: the same runtime, still
+// waiting_approval or waiting_input, the same state_version and the same
+// options on screen. The daemon reads the menu from the screen, moves the
+// cursor with arrow keys and confirms (aggregator/action_respond.cc).
+#include <CLI/CLI.hpp>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "cli/action_client.h"
+#include "cli/command.h"
+#include "cli/daemon_client.h"
+
+namespace agt::cli {
+namespace {
+
+struct RespondArgs {
+  std::string ref;
+  std::vector<std::string> choices;
+  ActionGuards guards;
+  bool json = false;
+};
+
+int RunRespond(RespondArgs a) {
+  rapidjson::Document look = ActionBody(a.ref);
+  auto snap = PostAction("snapshot", look, {});
+  if (!snap) return ReportError(snap.error());
+  const rapidjson::Document& s = *snap;
+  std::string state = s["state"].GetString();
+  if (state != "waiting_approval" && state != "waiting_input")
+    return ReportError(core::MakeError(core::Err::kPreconditionFailed,
+                                       a.ref + " is " + state + ", not waiting for an answer; nothing was sent"));
+
+  rapidjson::Document body = ActionBody(a.ref);
+  auto& al = body.GetAllocator();
+  rapidjson::Value choices(rapidjson::kArrayType);
+  for (const auto& c : a.choices) choices.PushBack(rapidjson::Value(c.c_str(), al), al);
+  body.AddMember("choices", choices, al);
+  if (s.HasMember("detail") && s["detail"]["choices"].Size() > 0) {
+    rapidjson::Value seen(rapidjson::kArrayType);
+    for (const auto& c : s["detail"]["choices"].GetArray()) seen.PushBack(rapidjson::Value(c.GetString(), al), al);
+    body.AddMember("expect_choices", seen, al);
+  }
+  // Guard on what was just seen, unless the caller named its own guards.
+  ActionGuards g = a.guards;
+  if (g.if_runtime.empty()) g.if_runtime = s["runtime_id"].GetString();
+  if (g.if_state.empty()) g.if_state = "waiting_approval,waiting_input";
+  if (g.snapshot_id.empty()) g.snapshot_id = s["snapshot_id"].GetString();
+  auto d = PostAction("respond", body, g);
+  if (!d) return ReportError(d.error());
+  if (a.json) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    d->Accept(w);
+    std::printf("%s\n", sb.GetString());
+    return 0;
+  }
+  const auto& r = (*d)["result"];
+  std::string chosen;
+  for (const auto& c : r["choices"].GetArray()) {
+    if (!chosen.empty()) chosen += ", ";
+    chosen += std::to_string(c["number"].GetInt()) + ". " + c["label"].GetString();
+  }
+  std::printf("answered %s (action %s, delivery %s)\n", chosen.c_str(), (*d)["action_id"].GetString(),
+              r["delivery"].GetString());
+  return 0;
+}
+
+}  // namespace
+
+CommandSpec RespondCommand() {
+  return {"respond", "Answer the approval or question a pane is waiting on (arrow keys + Enter), guarded",
+          [](CLI::App* sub) -> Runner {
+            auto a = std::make_shared<RespondArgs>();
+            sub->add_option("ref", a->ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_option("choice", a->choices,
+                            "the option: its number, yes, no, or its text; several for a multi-select")
+                ->required();
+            sub->add_flag("--json", a->json, "print the daemon's JSON answer");
+            AddGuardFlags(sub, &a->guards);
+            return [a] { return RunRespond(*a); };
+          }};
+}
+
+}  // namespace agt::cli
