@@ -90,7 +90,7 @@ struct Engine::Impl {
   /// retries and expiry run in one deterministic order.
   std::map<std::pair<TimeNs, std::string>, InboxEntry> pending;
   std::unordered_set<std::string> pending_keys;       // PendingKey(event) of those entries
-  PaneState scratch_state;                             // reused by Resolve (no allocation per event)
+  Signal demoted_signal;                               // reused by Resolve (no allocation per event)
   OrderKey scratch_key;                                // reused by ApplyToRuntime
   uint64_t fx_gen = 0;                                 // bumped for every Effects filled
   RowPool pool;

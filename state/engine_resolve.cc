@@ -16,16 +16,40 @@ namespace {
 
 constexpr int Idx(Source s) { return static_cast<int>(s); }
 
-void MakeUnknown(PaneState& s, std::string_view reason, TimeNs updated_at) {
-  s.signal = Signal{};
-  s.signal.state = State::kUnknown;
-  s.signal.reason_code = reason;
-  s.signal.confidence = Confidence::kLow;
-  s.signal.rule_id = "engine.";
-  s.signal.rule_id.append(reason);
-  s.has_source = false;
-  s.source = Source::kPoller;
-  s.updated_at = updated_at;
+// The signal of an unknown state, for each reason the engine gives.
+Signal UnknownSignal(std::string_view reason) {
+  Signal s;
+  s.state = State::kUnknown;
+  s.reason_code = reason;
+  s.confidence = Confidence::kLow;
+  s.rule_id = "engine.";
+  s.rule_id.append(reason);
+  return s;
+}
+const Signal& NoAgent() {
+  static const Signal s = UnknownSignal("no_agent");
+  return s;
+}
+const Signal& TargetUnreachable() {
+  static const Signal s = UnknownSignal("target_unreachable");
+  return s;
+}
+const Signal& NoSignal() {
+  static const Signal s = UnknownSignal("no_signal");
+  return s;
+}
+const Signal& StaleSignal() {
+  static const Signal s = UnknownSignal("stale_signal");
+  return s;
+}
+
+// dst = src, reporting whether dst changed. Comparing first leaves an equal
+// field untouched, so a pane whose state did not change costs compares only.
+template <typename T>
+bool Update(T& dst, const T& src) {
+  if (dst == src) return false;
+  dst = src;
+  return true;
 }
 
 bool PaneLess(const PaneState& a, const PaneState& b) {
@@ -56,64 +80,82 @@ FusionResult Engine::Impl::FuseRuntime(const RuntimeRec& r, const TargetRec* t, 
 }
 
 void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
-  // Built in a reused buffer: assigning strings into existing capacity does
-  // not allocate, which keeps Apply near a million events per second.
-  PaneState& s = scratch_state;
-  s.target_id = p.target_id;
-  s.pane_id = p.pane_id;
-  s.runtime_id.clear();
-  s.last_source_seq.reset();
-  s.last_seen_at = 0;
+  // Written field by field into the pane's own state: a field that did not
+  // change is only compared, and nothing is built in a scratch copy first
+  // (building, comparing and swapping a whole PaneState per event was a
+  // quarter of Resolve). Every field of PaneState is decided below.
+  PaneState& st = p.state;
+  bool changed = !p.has_state;
+  changed |= Update(st.target_id, p.target_id);
+  changed |= Update(st.pane_id, p.pane_id);
+
   const TargetBook& tb = p.target->book;
   // state_version: the newest ingested_at among the inputs of this
   // resolution (the active runtime's events, or the pane's when none is
   // active, and its target's health and stale events). A maximum over a set,
   // so it does not depend on arrival order.
   const TimeNs base = p.active != nullptr ? p.active->max_ingested : p.max_ingested;
-  s.state_version = std::max(base, tb.max_ingested);
+  const TimeNs version = std::max(base, tb.max_ingested);
+  changed |= Update(st.state_version, version);
 
+  // The rest of the row: an unknown state (with its reason) unless a
+  // candidate wins.
+  const Signal* signal = nullptr;
+  std::optional<int64_t> last_source_seq;
+  TimeNs updated_at = version;
+  Source source = Source::kPoller;
+  bool has_source = false;
   if (p.active == nullptr) {
-    MakeUnknown(s, "no_agent", s.state_version);
+    signal = &NoAgent();
+    changed |= !st.runtime_id.empty();
+    st.runtime_id.clear();
+    changed |= Update(st.last_seen_at, TimeNs{0});
   } else {
     const RuntimeRec& r = *p.active;
-    s.runtime_id = r.rt.runtime_id;
-    s.last_seen_at = r.max_ingested;
+    changed |= Update(st.runtime_id, r.rt.runtime_id);
+    changed |= Update(st.last_seen_at, r.max_ingested);
     if (tb.has_health && tb.health == TargetHealth::kDown) {
-      MakeUnknown(s, "target_unreachable", tb.health_key.ingested_at);
+      signal = &TargetUnreachable();
+      updated_at = tb.health_key.ingested_at;
     } else {
       FusionResult fr = FuseRuntime(r, p.target, now);
       if (!fr.any_present) {
-        MakeUnknown(s, "no_signal", s.state_version);
+        signal = &NoSignal();
       } else if (!fr.has_winner) {
-        MakeUnknown(s, "stale_signal", s.state_version);
+        signal = &StaleSignal();
       } else {
         const Candidate& c = r.slots[Idx(fr.winner)].candidate;
-        s.signal = c.signal;
-        s.source = fr.winner;
-        s.has_source = true;
-        s.last_source_seq = c.key.source_seq;
-        s.updated_at = c.seen_at;
+        signal = &c.signal;
+        source = fr.winner;
+        has_source = true;
+        last_source_seq = c.key.source_seq;
+        updated_at = c.seen_at;
         // The version guard: demoted only while nothing newer has arrived
         // since DueDemotions reported this version.
-        if (s.signal.state == State::kCompleted && r.demoted_version == s.state_version) {
-          s.signal.state = State::kIdle;
-          s.signal.rule_id = "demotion";
-          s.updated_at = r.demoted_at;
+        if (c.signal.state == State::kCompleted && r.demoted_version == version) {
+          demoted_signal = c.signal;
+          demoted_signal.state = State::kIdle;
+          demoted_signal.rule_id = "demotion";
+          signal = &demoted_signal;
+          updated_at = r.demoted_at;
         }
       }
     }
   }
-  AGT_CHECK(s.signal.state != State::kUnknown || !s.signal.reason_code.empty());
-  if (!p.has_state || !(p.state == s)) {
-    std::swap(p.state, s);
-    p.has_state = true;
-    if (p.fx_gen == fx_gen) {
-      fx.states[p.fx_row] = p.state;
-    } else {
-      p.fx_gen = fx_gen;
-      p.fx_row = fx.states.size();
-      AppendState(fx, p.state, pool);
-    }
+  changed |= Update(st.signal, *signal);
+  changed |= Update(st.source, source);
+  changed |= Update(st.has_source, has_source);
+  changed |= Update(st.last_source_seq, last_source_seq);
+  changed |= Update(st.updated_at, updated_at);
+  AGT_CHECK(st.signal.state != State::kUnknown || !st.signal.reason_code.empty());
+  if (!changed) return;
+  p.has_state = true;
+  if (p.fx_gen == fx_gen) {
+    fx.states[p.fx_row] = st;
+  } else {
+    p.fx_gen = fx_gen;
+    p.fx_row = fx.states.size();
+    AppendState(fx, st, pool);
   }
 }
 
