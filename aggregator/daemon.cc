@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "aggregator/api.h"
@@ -18,6 +20,7 @@
 #include "aggregator/instance_lock.h"
 #include "aggregator/spool_drain.h"
 #include "libagtcore/clock.h"
+#include "libagtcore/config.h"
 #include "libagtcore/ids.h"
 
 namespace agt::agg {
@@ -41,7 +44,9 @@ struct Daemon {
   std::unique_ptr<HttpServer> server;
   ObserverSet observers;
   uv_signal_t sigterm{}, sigint{};
-  uv_timer_t tick{}, spool{}, deadline{};
+  uv_timer_t tick{}, spool{}, deadline{}, retention{};
+  state::RetentionOptions retention_options;
+  uint64_t retention_interval_ms = 0;
   bool stopping = false;
   std::shared_ptr<spdlog::logger> log;
 
@@ -74,6 +79,25 @@ struct Daemon {
     for (const auto& e : r.errors) log->warn("spool: {}", e);
   }
 
+  // One bounded retention step (at most max_batches transactions of
+  // batch_rows rows, a few ms each); when a backlog remains, the next step
+  // comes 1 s later rather than an interval later, so ingest interleaves.
+  void Retain() {
+    core::TimeNs now = core::SystemClock::Get().Now();
+    auto r = core->persistence_mut().RunRetention(now, retention_options);
+    uint64_t next = retention_interval_ms;
+    if (!r) {
+      log->warn("retention: {}", r.error().ToString());
+    } else {
+      if (r->events_deleted + r->inbox_deleted + r->payloads_cleared > 0) {
+        log->info("retention: {} events and {} inbox rows deleted, {} payloads cleared{}",
+                  r->events_deleted, r->inbox_deleted, r->payloads_cleared, r->done ? "" : " (more to do)");
+      }
+      if (!r->done) next = 1000;
+    }
+    if (!stopping) uv_timer_start(&retention, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->Retain(); }, next, 0);
+  }
+
   void Stop() {
     if (stopping) return;
     stopping = true;
@@ -81,6 +105,7 @@ struct Daemon {
     core->watch().Shutdown();
     uv_timer_stop(&tick);
     uv_timer_stop(&spool);
+    uv_timer_stop(&retention);
     // A request in flight gets up to 3 s to finish.
     uv_timer_start(&deadline, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->Finish(); }, 3000, 0);
     server->Shutdown([this] { Finish(); });
@@ -170,13 +195,32 @@ int RunDaemon(const DaemonOptions& opt) {
     }
   }
 
-  for (uv_timer_t* t : {&d.tick, &d.spool, &d.deadline}) {
+  // Retention ages from config.toml ([daemon] retention_payloads,
+  // retention_events); a config that does not load leaves the defaults.
+  if (auto cfg = core::LoadConfig(paths.config_file); cfg.ok()) {
+    d.retention_options.payload_age = cfg->config.daemon.retention_payloads;
+    d.retention_options.metadata_age = cfg->config.daemon.retention_events;
+  } else {
+    d.log->warn("config: {}; retention uses its defaults", cfg.error().ToString());
+  }
+  d.retention_options.batch_rows = 1000;
+  d.retention_options.max_batches = 4;
+  d.retention_interval_ms = static_cast<uint64_t>(opt.retention_interval_ms);
+  if (const char* v = std::getenv("AGTMUX_RETENTION_INTERVAL_MS"); v && *v) {
+    d.retention_interval_ms = std::strtoull(v, nullptr, 10);
+  }
+  if (d.retention_interval_ms == 0) d.retention_interval_ms = 3600 * 1000;
+  for (uv_timer_t* t : {&d.tick, &d.spool, &d.deadline, &d.retention}) {
     uv_timer_init(&d.loop, t);
     t->data = &d;
   }
   uv_timer_start(&d.tick, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->core->Tick(); }, 1000, 1000);
   uv_timer_start(&d.spool, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->Drain(); },
                  static_cast<uint64_t>(opt.spool_interval_ms), static_cast<uint64_t>(opt.spool_interval_ms));
+  // The first run soon after start (a daemon that was down for days has a
+  // backlog), then every interval.
+  uv_timer_start(&d.retention, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->Retain(); },
+                 std::min<uint64_t>(d.retention_interval_ms, 10 * 1000), 0);
   for (auto [sig, h] : {std::pair{SIGTERM, &d.sigterm}, std::pair{SIGINT, &d.sigint}}) {
     uv_signal_init(&d.loop, h);
     h->data = &d;

@@ -83,7 +83,7 @@ void DaemonCore::AssignWrapperTarget(core::Event* e) const {
   }
 }
 
-// Secrets never reach the journal, the engine or the API (NFR-9): payloads
+// Secrets never reach the store, the engine or the API (NFR-9): payloads
 // and evidence are redacted at ingest. Without redaction rules the raw
 // payload is dropped rather than kept unredacted.
 void DaemonCore::Redact(core::Event* e) const {

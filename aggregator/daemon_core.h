@@ -79,6 +79,7 @@ class DaemonCore final : public CollectorSink {
   TargetRegistry& targets() { return targets_; }
   const StateCore& state() const { return *backend_.core; }
   const Persistence& persistence() const { return *backend_.persistence; }
+  Persistence& persistence_mut() { return *backend_.persistence; }
   WatchHub& watch() { return *watch_; }
   const std::map<std::string, Topology>& topologies() const { return topologies_; }
   void set_decorator(PaneDecorator* d) { decorator_ = d; }

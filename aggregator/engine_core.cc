@@ -25,6 +25,8 @@ class EngineCore final : public StateCore {
   std::vector<state::Candidate> Candidates(const std::string& id) const override {
     return engine_.Candidates(id);
   }
+  void Restore(const state::EngineSnapshot& snapshot) override { engine_.Restore(snapshot); }
+  state::EngineSnapshot Snapshot() const override { return engine_.Snapshot(); }
   const char* name() const override { return "engine"; }
 
  private:

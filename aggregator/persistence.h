@@ -1,9 +1,8 @@
 // Where the daemon makes ingested events durable before it acknowledges
-// them. With the state store in the build this is state::Store (one SQLite
-// transaction per batch of Effects, restored with LoadSnapshot); without it,
-// a local append-only journal of accepted events (fdatasync per batch,
-// replayed through the engine at start-up). CreateBackend picks the pair of
-// engine and persistence the build links.
+// them: the SQLite store, state::Store on <state_dir>/agtmux.db
+// (aggregator/store_persistence.cc): one transaction per batch of Effects,
+// restored with LoadSnapshot at start-up. CreateBackend builds the engine
+// and its persistence.
 #pragma once
 
 #include <memory>
@@ -13,6 +12,7 @@
 
 #include "aggregator/state_core.h"
 #include "libagtcore/result.h"
+#include "state/store/store.h"
 
 namespace agt::agg {
 
@@ -32,6 +32,10 @@ class Persistence {
   virtual core::Result<core::TimeNs> Restore(StateCore& core) = 0;
   /// Flushes everything (WAL checkpoint) at shutdown.
   virtual core::Status Flush() = 0;
+  /// Clears old payloads and deletes old events (spec §6 retention); the
+  /// daemon calls it from a timer with a bounded max_batches.
+  virtual core::Result<state::RetentionReport> RunRetention(core::TimeNs now,
+                                                            const state::RetentionOptions& options) = 0;
   virtual const char* name() const = 0;
 };
 
@@ -41,7 +45,7 @@ struct Backend {
 };
 
 struct BackendOptions {
-  std::string state_dir;  // the db / journal live here
+  std::string state_dir;  // agtmux.db lives here
   state::EngineOptions engine;
   bool fast_durability = false;  // tests/benchmarks: survive kill -9, not power loss
 };

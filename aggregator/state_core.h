@@ -27,6 +27,11 @@ class StateCore {
   virtual const state::Runtime* ActiveRuntime(const std::string& target_id,
                                               const std::string& pane_id) const = 0;
   virtual std::vector<state::Candidate> Candidates(const std::string& runtime_id) const = 0;
+  /// Replaces everything the engine holds (daemon start-up, from the
+  /// store's LoadSnapshot). See state::Engine::Restore.
+  virtual void Restore(const state::EngineSnapshot& snapshot) = 0;
+  /// See state::Engine::Snapshot.
+  virtual state::EngineSnapshot Snapshot() const = 0;
   /// "engine" (reported by /v1/health).
   virtual const char* name() const = 0;
 };
