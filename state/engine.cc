@@ -75,12 +75,30 @@ std::string PaneKey(const std::string& target_id, const std::string& pane_id) {
   return k;
 }
 
-std::string PendingKey(const Event& e) {
-  std::string k = e.runtime_id.empty() ? PaneKey(e.target_id, e.pane_id) : e.runtime_id;
+void BuildPendingKey(const Event& e, std::string* out) {
+  std::string& k = *out;
+  if (e.runtime_id.empty()) {
+    k.assign(e.target_id).push_back('\x1f');
+    k.append(e.pane_id);
+  } else {
+    k.assign(e.runtime_id);
+  }
   k.push_back('\x1f');
   k.append(core::SourceName(e.source)).push_back('\x1f');
   k.append(e.dedupe_key);
+}
+
+std::string PendingKey(const Event& e) {
+  std::string k;
+  BuildPendingKey(e, &k);
   return k;
+}
+
+std::string_view Engine::Impl::ScratchPaneKey(const std::string& target_id,
+                                              const std::string& pane_id) {
+  scratch_pane_key.assign(target_id).push_back('\x1f');
+  scratch_pane_key.append(pane_id);
+  return scratch_pane_key;
 }
 
 void UpsertRuntime(Effects& fx, const Runtime& rt) {
@@ -117,6 +135,7 @@ void RowPool::Reclaim(Effects& fx) {
   ReclaimRows(fx.states, states);
   ReclaimRows(fx.cursors, cursors);
   ReclaimRows(fx.candidates, candidates);
+  ReclaimRows(fx.inbox, inbox);
   if (fx.stored_event) {
     event = std::move(fx.stored_event);
     fx.stored_event.reset();
@@ -124,7 +143,6 @@ void RowPool::Reclaim(Effects& fx) {
   fx.disposition = Disposition::kRejected;
   fx.error_code.clear();
   fx.error_message.clear();
-  fx.inbox.clear();
   fx.runtimes.clear();
   fx.target_health.clear();
   fx.bound_events.clear();
@@ -170,14 +188,20 @@ void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate
   row.second = runtime_id;
 }
 
-void UpsertInbox(Effects& fx, const InboxEntry& entry) {
+InboxEntry& UpsertInbox(Effects& fx, const Event& event, InboxStatus status,
+                        std::string_view reason, RowPool& pool) {
+  InboxEntry* row = nullptr;
   for (InboxEntry& i : fx.inbox) {
-    if (i.event.event_id == entry.event.event_id) {
-      i = entry;
-      return;
+    if (i.event.event_id == event.event_id) {
+      row = &i;
+      break;
     }
   }
-  fx.inbox.push_back(entry);
+  if (row == nullptr) row = &PushRow(fx.inbox, pool.inbox);
+  row->event = event;
+  row->status = status;
+  row->reason_code = reason;
+  return *row;
 }
 
 void Engine::Impl::StoreEvent(Effects& fx, const Event& e) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -72,6 +73,7 @@ struct RowPool {
   std::vector<PaneState> states;
   std::vector<Cursor> cursors;
   std::vector<std::pair<Candidate, std::string>> candidates;
+  std::vector<InboxEntry> inbox;
   std::optional<Event> event;  // a spare stored_event
 
   /// Moves fx's rows into the pool and resets fx to a fresh Effects' values
@@ -79,19 +81,33 @@ struct RowPool {
   void Reclaim(Effects& fx);
 };
 
+/// Lets a map keyed by std::string be searched with a std::string_view (a
+/// key built in a reused buffer) without making a string of it.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <typename Value>
+using StringMap = std::unordered_map<std::string, Value, StringHash, std::equal_to<>>;
+using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
 struct Engine::Impl {
   EngineOptions opt;
   std::unordered_map<std::string, RuntimeRec> runtimes;
-  std::unordered_map<std::string, PaneRec> panes;      // PaneKey(target, pane)
+  StringMap<PaneRec> panes;                            // PaneKey(target, pane)
   std::unordered_map<std::string, TargetRec> targets;
   /// Dedupe rows of every stored event, runtime- and target-scoped.
   DedupeSet dedupe;
   /// Inbox entries still pending_bind, by (ingested_at, event_id) so that
   /// retries and expiry run in one deterministic order.
   std::map<std::pair<TimeNs, std::string>, InboxEntry> pending;
-  std::unordered_set<std::string> pending_keys;       // PendingKey(event) of those entries
+  StringSet pending_keys;                              // PendingKey(event) of those entries
   Signal demoted_signal;                               // reused by Resolve (no allocation per event)
   OrderKey scratch_key;                                // reused by ApplyToRuntime
+  // Reused by BindOrPark, which runs for every event without a runtime_id.
+  std::string scratch_pending_key;
+  std::string scratch_pane_key;
+  std::vector<const Runtime*> scratch_runtimes;
   uint64_t fx_gen = 0;                                 // bumped for every Effects filled
   RowPool pool;
 
@@ -113,7 +129,14 @@ struct Engine::Impl {
   Effects Tick(TimeNs now);
   PaneRec& PaneFor(const std::string& target_id, const std::string& pane_id);
   TargetRec& TargetFor(const std::string& target_id);
-  std::vector<const Runtime*> PaneRuntimes(const PaneRec& p) const;
+  /// The runtimes of `p`'s history, for MatchRuntime (in a reused vector,
+  /// valid until the next call).
+  const std::vector<const Runtime*>& PaneRuntimes(const PaneRec& p);
+  /// The record of `rt`, one of `p`'s runtimes (as MatchRuntime returned it).
+  RuntimeRec& RecordOf(const PaneRec& p, const Runtime* rt);
+  /// PaneKey(target_id, pane_id) built in a reused buffer, for lookups; valid
+  /// until the next call.
+  std::string_view ScratchPaneKey(const std::string& target_id, const std::string& pane_id);
 
   // engine_resolve.cc: resolution and views.
   void Resolve(PaneRec& p, TimeNs now, Effects& fx);
@@ -125,6 +148,8 @@ struct Engine::Impl {
 std::string PaneKey(const std::string& target_id, const std::string& pane_id);
 /// The key of `pending_keys`: runtime or pane, source, dedupe_key.
 std::string PendingKey(const Event& e);
+/// The same, assigned into `*out` (reusing its capacity).
+void BuildPendingKey(const Event& e, std::string* out);
 
 /// Effects helpers: replace the row with the same identity, else append.
 void UpsertRuntime(Effects& fx, const Runtime& rt);
@@ -135,6 +160,9 @@ void AppendState(Effects& fx, const PaneState& s, RowPool& pool);
 void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k,
                   RowPool& pool);
 void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c, RowPool& pool);
-void UpsertInbox(Effects& fx, const InboxEntry& entry);
+/// Sets the inbox row of `event` (found by event_id) to (event, status,
+/// reason); a new row comes from `pool` when it has one. Returns the row.
+InboxEntry& UpsertInbox(Effects& fx, const Event& event, InboxStatus status,
+                        std::string_view reason, RowPool& pool);
 
 }  // namespace agt::state

@@ -45,11 +45,17 @@ TargetRec& Engine::Impl::TargetFor(const std::string& target_id) {
   return it->second;
 }
 
-std::vector<const Runtime*> Engine::Impl::PaneRuntimes(const PaneRec& p) const {
-  std::vector<const Runtime*> out;
-  out.reserve(p.history.size());
-  for (const RuntimeRec* r : p.history) out.push_back(&r->rt);
-  return out;
+const std::vector<const Runtime*>& Engine::Impl::PaneRuntimes(const PaneRec& p) {
+  scratch_runtimes.clear();
+  for (const RuntimeRec* r : p.history) scratch_runtimes.push_back(&r->rt);
+  return scratch_runtimes;
+}
+
+RuntimeRec& Engine::Impl::RecordOf(const PaneRec& p, const Runtime* rt) {
+  for (RuntimeRec* r : p.history) {
+    if (&r->rt == rt) return *r;
+  }
+  core::CheckFailed("the runtime is in its pane's history", __FILE__, __LINE__);
 }
 
 Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) {
@@ -162,29 +168,34 @@ bool Engine::Impl::EndRuntime(RuntimeRec& r, TimeNs end, Effects& fx) {
 }
 
 Disposition Engine::Impl::BindOrPark(const Event& e, TimeNs now, Effects& fx) {
-  std::string pkey = PendingKey(e);
-  if (pending_keys.contains(pkey)) return Disposition::kDuplicate;
+  // Most events that come here bind at once: their pending key and pane key
+  // are built in reused buffers and looked up by view, and become strings of
+  // their own only when the event is parked.
+  BuildPendingKey(e, &scratch_pending_key);
+  if (pending_keys.contains(std::string_view(scratch_pending_key))) return Disposition::kDuplicate;
 
   if (e.runtime_id.empty()) {
-    auto pit = panes.find(PaneKey(e.target_id, e.pane_id));
+    auto pit = panes.find(ScratchPaneKey(e.target_id, e.pane_id));
     if (pit != panes.end()) {
-      BindResult br = MatchRuntime(e, EffectiveTime(e, opt.skew_budget), PaneRuntimes(pit->second),
+      PaneRec& pane = pit->second;
+      BindResult br = MatchRuntime(e, EffectiveTime(e, opt.skew_budget), PaneRuntimes(pane),
                                    opt.bind_window);
       if (br.outcome == BindOutcome::kAmbiguous) {
-        UpsertInbox(fx, InboxEntry{e, InboxStatus::kDroppedUnbound, "bind_ambiguous"});
+        UpsertInbox(fx, e, InboxStatus::kDroppedUnbound, "bind_ambiguous", pool);
         fx.error_code = core::ErrName(core::Err::kUnbound);
         fx.error_message = "bind_ambiguous: more than one runtime of pane " + e.pane_id +
                            " matches; give pid or start_hint";
         return Disposition::kDropped;
       }
       if (br.outcome == BindOutcome::kBound) {
-        RuntimeRec& r = runtimes.at(br.runtime->runtime_id);
-        Event bound = e;
-        bound.runtime_id = r.rt.runtime_id;
-        Disposition d = ApplyToRuntime(bound, r, now, fx, &fx.error_code);
+        RuntimeRec& r = RecordOf(pane, br.runtime);
+        // ApplyToRuntime does not read e.runtime_id: only the copies that
+        // leave the engine carry the runtime it was bound to.
+        Disposition d = ApplyToRuntime(e, r, now, fx, &fx.error_code);
         if (d == Disposition::kDuplicate) return d;
-        UpsertInbox(fx, InboxEntry{bound, InboxStatus::kBound, ""});
-        fx.stored_event = std::move(bound);
+        StoreEvent(fx, e);
+        fx.stored_event->runtime_id = r.rt.runtime_id;
+        UpsertInbox(fx, *fx.stored_event, InboxStatus::kBound, "", pool);
         return d;
       }
     }
@@ -192,8 +203,8 @@ Disposition Engine::Impl::BindOrPark(const Event& e, TimeNs now, Effects& fx) {
   auto [it, inserted] = pending.try_emplace({e.ingested_at, e.event_id},
                                             InboxEntry{e, InboxStatus::kPendingBind, ""});
   if (!inserted) return Disposition::kDuplicate;
-  pending_keys.insert(std::move(pkey));
-  UpsertInbox(fx, it->second);
+  pending_keys.emplace(scratch_pending_key);
+  UpsertInbox(fx, e, InboxStatus::kPendingBind, "", pool);
   return Disposition::kPending;
 }
 
@@ -218,25 +229,23 @@ void Engine::Impl::RetryPending(const RuntimeRec& created, TimeNs now, Effects& 
         continue;
       }
       if (br.outcome == BindOutcome::kAmbiguous) {
-        UpsertInbox(fx, InboxEntry{pe, InboxStatus::kDroppedUnbound, "bind_ambiguous"});
+        UpsertInbox(fx, pe, InboxStatus::kDroppedUnbound, "bind_ambiguous", pool);
         pending_keys.erase(PendingKey(pe));
         it = pending.erase(it);
         continue;
       }
-      into = &runtimes.at(br.runtime->runtime_id);
+      into = &RecordOf(*created.pane, br.runtime);
     }
     pending_keys.erase(PendingKey(pe));
-    Event bound = pe;
-    bound.runtime_id = into->rt.runtime_id;
-    InboxEntry entry{bound, InboxStatus::kBound, ""};
     std::string ignored;
-    if (ApplyToRuntime(bound, *into, now, fx, &ignored) == Disposition::kDuplicate) {
-      entry.status = InboxStatus::kDroppedUnbound;
-      entry.reason_code = "duplicate";
+    InboxEntry& row = UpsertInbox(fx, pe, InboxStatus::kBound, "", pool);
+    row.event.runtime_id = into->rt.runtime_id;
+    if (ApplyToRuntime(pe, *into, now, fx, &ignored) == Disposition::kDuplicate) {
+      row.status = InboxStatus::kDroppedUnbound;
+      row.reason_code = "duplicate";
     } else {
-      fx.bound_events.push_back(std::move(bound));
+      fx.bound_events.push_back(row.event);
     }
-    UpsertInbox(fx, entry);
     it = pending.erase(it);
   }
 }
@@ -262,8 +271,7 @@ Effects Engine::Impl::Tick(TimeNs now) {
       const PaneRec& p = panes.at(PaneKey(entry.event.target_id, entry.event.pane_id));
       if (p.history.empty()) entry.reason_code = "bind_no_candidate";
     }
-    entry.status = InboxStatus::kDroppedUnbound;
-    UpsertInbox(fx, entry);
+    UpsertInbox(fx, entry.event, InboxStatus::kDroppedUnbound, entry.reason_code, pool);
   }
   return fx;
 }
