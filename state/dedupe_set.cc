@@ -1,8 +1,8 @@
 // DedupeSet: interned dedupe rows behind a flat hash table. Before it, each
 // stored event cost a heap string and a hash node in a per-slot
 // std::unordered_set, over half of Engine::Apply's time; here a new row costs
-// a copy of its key into a chunk and, at most, a write into a flat table
-// (amortised growth of the table; chunks are never moved).
+// a copy of its key into a chunk, an append to the row vector and a write
+// into a flat table (amortised growth of the table; chunks are never moved).
 #include "state/dedupe_set.h"
 
 #include <algorithm>
@@ -49,18 +49,21 @@ uint64_t DedupeSet::HashRow(OwnerId owner, core::Source source, std::string_view
 size_t DedupeSet::Find(uint64_t h, OwnerId owner, core::Source source,
                        std::string_view key) const {
   const size_t mask = table_.size() - 1;
+  const auto tag = static_cast<uint32_t>(h >> 32);
   for (size_t i = h & mask;; i = (i + 1) & mask) {
-    const Entry& e = table_[i];
-    if (!e.used) return i;
-    if (e.hash == h && e.owner == owner && e.source == source &&
-        std::string_view(e.key, e.key_length) == key) {
+    const Slot& slot = table_[i];
+    if (slot.row == kEmpty) return i;
+    if (slot.tag != tag) continue;
+    const Row& r = rows_[slot.row];
+    if (r.hash == h && r.owner == owner && r.source == source &&
+        std::string_view(r.key, r.key_length) == key) {
       return i;
     }
   }
 }
 
 bool DedupeSet::Contains(OwnerId owner, core::Source source, std::string_view key) const {
-  return table_[Find(HashRow(owner, source, key), owner, source, key)].used;
+  return table_[Find(HashRow(owner, source, key), owner, source, key)].row != kEmpty;
 }
 
 bool DedupeSet::Contains(std::string_view owner, core::Source source,
@@ -72,15 +75,15 @@ bool DedupeSet::Contains(std::string_view owner, core::Source source,
 bool DedupeSet::Insert(OwnerId owner, core::Source source, std::string_view key) {
   const uint64_t h = HashRow(owner, source, key);
   size_t i = Find(h, owner, source, key);
-  if (table_[i].used) return false;
-  AGT_CHECK(key.size() <= UINT32_MAX);
-  if (2 * (size_ + 1) > table_.size()) {
+  if (table_[i].row != kEmpty) return false;
+  AGT_CHECK(key.size() <= UINT32_MAX && rows_.size() < kEmpty);
+  if (2 * (rows_.size() + 1) > table_.size()) {
     Grow();
     i = Find(h, owner, source, key);
   }
-  table_[i] =
-      Entry{h, StoreKey(key), static_cast<uint32_t>(key.size()), owner, source, true};
-  ++size_;
+  table_[i] = Slot{static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(rows_.size())};
+  rows_.push_back(
+      Row{h, StoreKey(key), static_cast<uint32_t>(key.size()), owner, source});
   return true;
 }
 
@@ -100,24 +103,23 @@ const char* DedupeSet::StoreKey(std::string_view key) {
 }
 
 void DedupeSet::Grow() {
-  std::vector<Entry> old(table_.size() * 2);
-  old.swap(table_);
-  const size_t mask = table_.size() - 1;
-  for (const Entry& e : old) {
-    if (!e.used) continue;
-    size_t i = e.hash & mask;
-    while (table_[i].used) i = (i + 1) & mask;
-    table_[i] = e;
+  std::vector<Slot> bigger(table_.size() * 2);
+  const size_t mask = bigger.size() - 1;
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    const uint64_t h = rows_[r].hash;
+    size_t i = h & mask;
+    while (bigger[i].row != kEmpty) i = (i + 1) & mask;
+    bigger[i] = Slot{static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(r)};
   }
+  table_.swap(bigger);
 }
 
 void DedupeSet::ForEach(const std::function<void(std::string_view row)>& fn) const {
   std::string row;
-  for (const Entry& e : table_) {
-    if (!e.used) continue;
-    row.assign(*owner_names_[e.owner]).push_back(kSep);
-    row.append(core::SourceName(e.source)).push_back(kSep);
-    row.append(e.key, e.key_length);
+  for (const Row& r : rows_) {
+    row.assign(*owner_names_[r.owner]).push_back(kSep);
+    row.append(core::SourceName(r.source)).push_back(kSep);
+    row.append(r.key, r.key_length);
     fn(row);
   }
 }

@@ -24,11 +24,15 @@ namespace agt::state {
 /// integers: a runtime id is as long as a dedupe key, and carrying it in every
 /// row doubled the bytes copied and hashed per event. Keys are copied into
 /// fixed-size chunks that never move (growing one big string copied every
-/// key again at each doubling); an open-addressing table (linear probing,
-/// load <= 1/2) holds each row's hash, owner, source and key location.
-/// Membership compares the owner, source and full key bytes after a hash
-/// match, so a hash collision costs one extra compare and can never make two
-/// different events look like duplicates.
+/// key again at each doubling).
+///
+/// The rows sit in an append-only vector; an open-addressing table (linear
+/// probing, load <= 1/2) holds for each row only a 32-bit tag of its hash and
+/// its index. Every new event probes a random slot, so the table is kept
+/// small (8 bytes a slot) to stay in the CPU cache as long as it can; the row
+/// itself is read only when the tag matches. Membership then compares the
+/// owner, source and full key bytes, so a hash collision costs one extra
+/// compare and can never make two different events look like duplicates.
 class DedupeSet {
  public:
   /// Stands for one owner string; valid for the life of the set.
@@ -50,21 +54,25 @@ class DedupeSet {
   /// By owner string; an owner never interned has no rows.
   bool Contains(std::string_view owner, core::Source source, std::string_view key) const;
 
-  size_t size() const { return size_; }
+  size_t size() const { return rows_.size(); }
 
   /// Calls `fn` on every row ("owner\x1fsource\x1fkey"), in no particular
   /// order; the view is valid only during the call.
   void ForEach(const std::function<void(std::string_view row)>& fn) const;
 
  private:
-  struct Entry {
-    uint64_t hash = 0;
+  struct Row {
+    uint64_t hash = 0;          // kept for Grow
     const char* key = nullptr;  // into chunks_; stable
     uint32_t key_length = 0;
     OwnerId owner = 0;
     core::Source source = core::Source::kPoller;
-    bool used = false;
   };
+  struct Slot {
+    uint32_t tag = 0;       // the high half of the row's hash
+    uint32_t row = kEmpty;  // index into rows_
+  };
+  static constexpr uint32_t kEmpty = UINT32_MAX;
 
   // Heterogeneous lookup of owners by string_view (no temporary string).
   struct StringHash {
@@ -81,8 +89,8 @@ class DedupeSet {
   const char* StoreKey(std::string_view key);
   void Grow();
 
-  std::vector<Entry> table_;
-  size_t size_ = 0;
+  std::vector<Slot> table_;
+  std::vector<Row> rows_;
   std::vector<std::unique_ptr<char[]>> chunks_;  // key bytes, back to back
   char* chunk_next_ = nullptr;                   // the free part of chunks_.back()
   size_t chunk_free_ = 0;
