@@ -15,6 +15,7 @@
 #include "aggregator/json_writer.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/ref.h"
+#include "libagtcore/shell.h"
 
 namespace agt::agg {
 
@@ -301,13 +302,15 @@ core::Status ActionService::Perform(Run& run, const PaneRow& row) {
   }
   if (run.req.type == "kill" && run.req.mode == "signal") return DoKill(run, row, nullptr);
   TargetExecutor* ex = world_->Executor(*target);
+  // Attaching to a remote pane runs nothing here: it prints the command.
+  if (run.req.type == "attach" && target->spec.kind != "local") return DoAttach(run, row, *target, ex);
   if (!ex) return Fail(core::Err::kUnsupported, "target '" + row.target + "' (" + target->spec.kind +
                                                     ") cannot run actions from this daemon");
   if (run.req.type == "send") return DoSend(run, row, *ex);
   if (run.req.type == "respond") return DoRespond(run, row, *ex);
   if (run.req.type == "view-output") return DoViewOutput(run, row, *ex);
   if (run.req.type == "kill") return DoKill(run, row, ex);
-  return DoAttach(run, row, *target, *ex);
+  return DoAttach(run, row, *target, ex);
 }
 
 core::Status ActionService::DoSend(Run& run, const PaneRow& row, TargetExecutor& ex) {
@@ -393,23 +396,26 @@ core::Status ActionService::DoKill(Run& run, const PaneRow& row, TargetExecutor*
 }
 
 core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetStatus& target,
-                                     TargetExecutor& ex) {
+                                     TargetExecutor* ex) {
   std::vector<std::string> tmux = TmuxArgv(target);
   std::string session = row.session_id.empty() ? row.session_name : row.session_id;
   if (target.spec.kind != "local") {
-    // Remote: the user runs it; nothing is switched from here.
-    std::vector<std::string> cmd = {"ssh", "-t", target.spec.ssh_target, "tmux", "attach-session", "-t", session,
-                                    ";", "select-window", "-t", row.window_id, ";", "select-pane", "-t", row.pane_id};
+    // Remote: the user runs it; nothing is switched from here. ssh hands
+    // its command to the remote shell as one string, quoted for it.
+    std::vector<std::string> remote = tmux;
+    remote.insert(remote.end(), {"attach-session", "-t", session, ";", "select-window", "-t", row.window_id, ";",
+                                 "select-pane", "-t", row.pane_id});
+    std::vector<std::string> cmd = {"ssh", "-t", target.spec.ssh_target, core::ShellJoin(remote)};
     run.extra.Key("mode").Str("print").Key("command").BeginArray();
     for (const auto& a : cmd) run.extra.Str(a);
     run.extra.EndArray();
     return core::Ok();
   }
   if (!row.window_id.empty())
-    if (auto st = RunTmux(ex, tmux, {"select-window", "-t", row.window_id}); !st) return st;
-  if (auto st = RunTmux(ex, tmux, {"select-pane", "-t", row.pane_id}); !st) return st;
+    if (auto st = RunTmux(*ex, tmux, {"select-window", "-t", row.window_id}); !st) return st;
+  if (auto st = RunTmux(*ex, tmux, {"select-pane", "-t", row.pane_id}); !st) return st;
   if (!run.req.client.empty()) {
-    if (auto st = RunTmux(ex, tmux, {"switch-client", "-c", run.req.client, "-t", row.pane_id}); !st) return st;
+    if (auto st = RunTmux(*ex, tmux, {"switch-client", "-c", run.req.client, "-t", row.pane_id}); !st) return st;
     run.extra.Key("mode").Str("switched").Key("client").Str(run.req.client);
     Audit(run, "action_attached", "switch-client " + run.req.client);
     return core::Ok();

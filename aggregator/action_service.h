@@ -113,7 +113,8 @@ class ActionService {
   core::Status SendKeys(Run& run, const PaneRow& row, TargetExecutor& ex, const std::vector<std::string>& keys);
   core::Status DoViewOutput(Run& run, const PaneRow& row, TargetExecutor& ex);
   core::Status DoKill(Run& run, const PaneRow& row, TargetExecutor* ex);  // null in signal mode
-  core::Status DoAttach(Run& run, const PaneRow& row, const TargetStatus& target, TargetExecutor& ex);
+  /// `ex` may be null for a remote target (the command is printed, not run).
+  core::Status DoAttach(Run& run, const PaneRow& row, const TargetStatus& target, TargetExecutor* ex);
   void Audit(Run& run, std::string_view event_type, const std::string& detail);
   ActionReply Finish(Run& run, const core::Status& outcome);
 

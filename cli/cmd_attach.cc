@@ -14,6 +14,7 @@
 #include "cli/action_client.h"
 #include "cli/command.h"
 #include "cli/daemon_client.h"
+#include "libagtcore/shell.h"
 
 namespace agt::cli {
 
@@ -40,9 +41,7 @@ int RunAttach(const AttachArgs& a) {
   std::vector<std::string> cmd;
   for (const auto& v : (*d)["result"]["command"].GetArray()) cmd.emplace_back(v.GetString());
   if (mode == "print" || a.print || !isatty(STDIN_FILENO)) {
-    std::string line;
-    for (const auto& c : cmd) line += (line.empty() ? "" : " ") + c;
-    std::printf("%s\n", line.c_str());
+    std::printf("%s\n", core::ShellJoin(cmd).c_str());
     return 0;
   }
   std::vector<char*> argv;

@@ -21,6 +21,7 @@
 #include "libagtcore/file.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/paths.h"
+#include "libagtcore/shell.h"
 
 namespace agt::cli {
 namespace {
@@ -90,13 +91,6 @@ std::string SelfPath() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
-std::string ShellQuote(const std::string& s) {
-  if (s.find_first_of(" \t\n'\"\\$`;&|<>()*?[]{}~#!") == std::string::npos) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 struct Options {
   std::string agent;
   bool remove = false;
@@ -137,7 +131,7 @@ int RunJson(const Options& o, JsonAgent agent, const std::string& path) {
   auto before = ReadFile(path);
   if (!before.ok()) return Fail(before.error().ToString());
   if (o.remove && !before->exists) return Commit(o, path, *before, before->text);
-  const std::string command = ShellQuote(SelfPath()) + " hook " + o.agent;
+  const std::string command = core::ShellQuote(SelfPath()) + " hook " + o.agent;
   auto after = o.remove ? RemoveJsonHooks(agent, before->text, path)
                         : MergeJsonHooks(agent, before->text, path, command);
   if (!after.ok()) return Fail(after.error().message);

@@ -368,8 +368,10 @@ TEST_F(ActionsTest, RespondTogglesEveryChoiceOfAMultiSelectAndSubmits) {
 TEST_F(ActionsTest, AmbiguousRefDoesNothing) {
   // The agent's window linked into a second session: its pane is listed in
   // both, so its runtime ref names two panes.
-  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "other"}).status, 0);
-  ASSERT_EQ(Tmux({"link-window", "-s", "work:0", "-t", "other:5"}).status, 0);
+  auto other = Tmux({"new-session", "-d", "-s", "other"});
+  ASSERT_EQ(other.status, 0) << other.err;
+  auto link = Tmux({"link-window", "-s", "work:0", "-t", "other:5"});
+  ASSERT_EQ(link.status, 0) << link.err;
   std::string ref = "runtime:" + runtime_;
   ASSERT_TRUE(PollUntil([&] {
     auto l = daemon_->Call("GET", "/v1/panes");
@@ -387,6 +389,27 @@ TEST_F(ActionsTest, AmbiguousRefDoesNothing) {
   EXPECT_EQ(exact.status, 0) << exact.err;
   ASSERT_TRUE(PollUntil([&] { return Log().find("MSG exact") != std::string::npos; })) << Log();
   EXPECT_EQ(Log().find("ambiguous"), std::string::npos) << Log();
+}
+
+TEST_F(ActionsTest, AttachSelectsThePaneAfterCheckingFreshness) {
+  // Another window is current: attach must bring the agent's back.
+  ASSERT_EQ(Tmux({"new-window", "-t", "work", "-d"}).status, 0);
+  ASSERT_EQ(Tmux({"select-window", "-t", "work:1"}).status, 0);
+  auto current = [&] { return Trim(Tmux({"display-message", "-p", "-t", "work", "#{window_id}"}).out); };
+  ASSERT_NE(current(), window_);
+
+  // A failed guard selects nothing.
+  auto stale = Cli({"attach", ref_, "--if-runtime", "rt-someone-else-000000"});
+  EXPECT_NE(stale.status, 0);
+  EXPECT_NE(stale.err.find("E_RUNTIME_STALE"), std::string::npos) << stale.err;
+  EXPECT_NE(current(), window_);
+
+  // Outside tmux (this test has no TMUX and no tty): the daemon selects the
+  // window and pane, and the command to attach is printed, quoted for a shell.
+  auto r = Cli({"attach", ref_});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(current(), window_);
+  EXPECT_NE(r.out.find("tmux -S " + sock_ + " attach-session -t "), std::string::npos) << r.out;
 }
 
 }  // namespace
