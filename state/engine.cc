@@ -101,6 +101,41 @@ std::string_view Engine::Impl::ScratchPaneKey(const std::string& target_id,
   return scratch_pane_key;
 }
 
+RuntimeRec* RuntimeIndex::Find(std::string_view runtime_id) const {
+  const uint64_t h = std::hash<std::string_view>{}(runtime_id);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.rec == nullptr) return nullptr;
+    if (slot.hash == h && slot.rec->rt.runtime_id == runtime_id) return slot.rec;
+  }
+}
+
+void RuntimeIndex::Insert(RuntimeRec* r) {
+  if (2 * (size_ + 1) > slots_.size()) Grow();
+  const uint64_t h = std::hash<std::string_view>{}(r->rt.runtime_id);
+  const size_t mask = slots_.size() - 1;
+  size_t i = h & mask;
+  while (slots_[i].rec != nullptr) {
+    AGT_CHECK(slots_[i].rec != r);
+    i = (i + 1) & mask;
+  }
+  slots_[i] = Slot{h, r};
+  ++size_;
+}
+
+void RuntimeIndex::Grow() {
+  std::vector<Slot> bigger(slots_.size() * 2);
+  const size_t mask = bigger.size() - 1;
+  for (const Slot& s : slots_) {
+    if (s.rec == nullptr) continue;
+    size_t i = s.hash & mask;
+    while (bigger[i].rec != nullptr) i = (i + 1) & mask;
+    bigger[i] = s;
+  }
+  slots_.swap(bigger);
+}
+
 void UpsertRuntime(Effects& fx, const Runtime& rt) {
   for (Runtime& r : fx.runtimes) {
     if (r.runtime_id == rt.runtime_id) {
@@ -234,14 +269,14 @@ void Engine::Impl::ApplyInto(const Event& e, TimeNs now, Effects& fx) {
     fx.disposition = BindOrPark(e, now, fx);
     return;
   }
-  auto it = runtimes.find(e.runtime_id);
-  if (it == runtimes.end()) {
+  RuntimeRec* r = runtime_index.Find(e.runtime_id);
+  if (r == nullptr) {
     // Not known yet: its wrapper_started may still be in a spool. It waits
     // in the inbox like an unbound event (see docs/precedence.md).
     fx.disposition = BindOrPark(e, now, fx);
     return;
   }
-  fx.disposition = ApplyToRuntime(e, it->second, now, fx, &fx.error_code);
+  fx.disposition = ApplyToRuntime(e, *r, now, fx, &fx.error_code);
   if (fx.disposition != Disposition::kDuplicate) StoreEvent(fx, e);
 }
 

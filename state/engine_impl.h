@@ -81,6 +81,32 @@ struct RowPool {
   void Reclaim(Effects& fx);
 };
 
+/// runtime_id -> record, for the one lookup nearly every event makes.
+/// std::unordered_map spent it on a division by a prime bucket count and a
+/// walk through the node (its cached hash sits past the ~1.5 KB record);
+/// this table of (hash, record) pairs is small enough to stay in cache (16
+/// bytes a slot, load <= 1/2), so a lookup costs the id's hash, usually one
+/// probe, and one compare with the record's own runtime_id. Insert-only, like
+/// the engine's runtimes; the records live in Impl::runtimes.
+class RuntimeIndex {
+ public:
+  RuntimeIndex() : slots_(kInitialSlots) {}
+  RuntimeRec* Find(std::string_view runtime_id) const;
+  /// Adds `r` under r->rt.runtime_id, which must not be there yet.
+  void Insert(RuntimeRec* r);
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    RuntimeRec* rec = nullptr;  // null = empty
+  };
+  static constexpr size_t kInitialSlots = 64;  // a power of two
+  void Grow();
+
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
 /// Lets a map keyed by std::string be searched with a std::string_view (a
 /// key built in a reused buffer) without making a string of it.
 struct StringHash {
@@ -94,6 +120,7 @@ using StringSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 struct Engine::Impl {
   EngineOptions opt;
   std::unordered_map<std::string, RuntimeRec> runtimes;
+  RuntimeIndex runtime_index;                          // the same records, for ApplyInto
   StringMap<PaneRec> panes;                            // PaneKey(target, pane)
   std::unordered_map<std::string, TargetRec> targets;
   /// Dedupe rows of every stored event, runtime- and target-scoped.

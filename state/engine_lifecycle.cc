@@ -112,6 +112,7 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
   }
 
   r.rt.runtime_id = id;
+  runtime_index.Insert(&r);
   r.rt.target_id = e.target_id;
   r.rt.pane_id = e.pane_id;
   r.rt.boot_id = info.boot_id;

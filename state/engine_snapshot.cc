@@ -65,8 +65,10 @@ void Engine::Restore(const EngineSnapshot& snap) {
   auto fresh = std::make_unique<Impl>(impl_->opt);
   Impl& m = *fresh;
   for (const Runtime& rt : snap.runtimes) {
-    RuntimeRec& r = m.runtimes[rt.runtime_id];
+    auto [it, inserted] = m.runtimes.try_emplace(rt.runtime_id);
+    RuntimeRec& r = it->second;
     r.rt = rt;
+    if (inserted) m.runtime_index.Insert(&r);
     r.dedupe_owner = m.dedupe.Intern(rt.runtime_id);
     if (!rt.pane_id.empty()) {
       r.pane = &m.PaneFor(rt.target_id, rt.pane_id);
