@@ -85,9 +85,12 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
   // (building, comparing and swapping a whole PaneState per event was a
   // quarter of Resolve). Every field of PaneState is decided below.
   PaneState& st = p.state;
-  bool changed = !p.has_state;
-  changed |= Update(st.target_id, p.target_id);
-  changed |= Update(st.pane_id, p.pane_id);
+  bool changed = false;
+  if (!p.has_state) {  // once set (here or by Restore), the pane's ids stay
+    st.target_id = p.target_id;
+    st.pane_id = p.pane_id;
+    changed = true;
+  }
 
   const TargetBook& tb = p.target->book;
   // state_version: the newest ingested_at among the inputs of this
@@ -109,10 +112,14 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
     signal = &NoAgent();
     changed |= !st.runtime_id.empty();
     st.runtime_id.clear();
+    p.shown_runtime = nullptr;
     changed |= Update(st.last_seen_at, TimeNs{0});
   } else {
     const RuntimeRec& r = *p.active;
-    changed |= Update(st.runtime_id, r.rt.runtime_id);
+    if (p.shown_runtime != &r) {
+      changed |= Update(st.runtime_id, r.rt.runtime_id);
+      p.shown_runtime = &r;
+    }
     changed |= Update(st.last_seen_at, r.max_ingested);
     if (tb.has_health && tb.health == TargetHealth::kDown) {
       signal = &TargetUnreachable();
