@@ -171,10 +171,6 @@ void RowPool::Reclaim(Effects& fx) {
   ReclaimRows(fx.cursors, cursors);
   ReclaimRows(fx.candidates, candidates);
   ReclaimRows(fx.inbox, inbox);
-  if (fx.stored_event) {
-    event = std::move(fx.stored_event);
-    fx.stored_event.reset();
-  }
   fx.disposition = Disposition::kRejected;
   fx.error_code.clear();
   fx.error_message.clear();
@@ -245,6 +241,7 @@ void Engine::Impl::StoreEvent(Effects& fx, const Event& e) {
     pool.event.reset();
   }
   fx.stored_event = e;  // assigns into the recycled event's strings
+  event_stored = true;
 }
 
 void Engine::Impl::ApplyInto(const Event& e, TimeNs now, Effects& fx) {
@@ -407,8 +404,17 @@ Effects Engine::Apply(const Event& e, TimeNs now) {
 }
 
 void Engine::ApplyInto(const Event& e, TimeNs now, Effects* out) {
-  impl_->pool.Reclaim(*out);
-  impl_->ApplyInto(e, now, *out);
+  Impl& m = *impl_;
+  m.pool.Reclaim(*out);
+  m.event_stored = false;
+  m.ApplyInto(e, now, *out);
+  // The previous call's stored_event stays in *out for StoreEvent to assign
+  // into (moving an event of ~20 strings out and back cost more than the
+  // copy); a call that stored nothing must not report it.
+  if (!m.event_stored && out->stored_event) {
+    m.pool.event = std::move(out->stored_event);
+    out->stored_event.reset();
+  }
 }
 
 Effects Engine::Tick(TimeNs now) { return impl_->Tick(now); }

@@ -84,7 +84,9 @@ struct RowPool {
   std::optional<Event> event;  // a spare stored_event
 
   /// Moves fx's rows into the pool and resets fx to a fresh Effects' values
-  /// (its vectors keep their capacity).
+  /// (its vectors keep their capacity), except fx.stored_event: it is left
+  /// for StoreEvent to assign into, and Engine::ApplyInto moves it here if
+  /// the call stores no event.
   void Reclaim(Effects& fx);
 };
 
@@ -143,13 +145,15 @@ struct Engine::Impl {
   std::string scratch_pane_key;
   std::vector<const Runtime*> scratch_runtimes;
   uint64_t fx_gen = 0;                                 // bumped for every Effects filled
+  bool event_stored = false;                           // StoreEvent ran in this ApplyInto
   RowPool pool;
 
   explicit Impl(EngineOptions o) : opt(std::move(o)) {}
 
   // engine.cc: the event paths.
   void ApplyInto(const Event& e, TimeNs now, Effects& fx);
-  /// fx.stored_event = e, built in the pool's spare event when there is one.
+  /// fx.stored_event = e, built in the pool's spare event when there is one;
+  /// sets event_stored.
   void StoreEvent(Effects& fx, const Event& e);
   Disposition ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs now, Effects& fx,
                              std::string* error_code);
