@@ -8,25 +8,25 @@
 namespace agt::state::internal {
 
 void BindEventColumns(sql::Stmt& st, const core::Event& e) {
-  st.Bind(1, e.event_id)
-      .BindOptText(2, e.runtime_id)
-      .Bind(3, e.event_type)
-      .Bind(4, core::SourceName(e.source))
-      .BindOpt(5, e.source_event_id)
+  st.BindStatic(1, e.event_id)
+      .BindOptStatic(2, e.runtime_id)
+      .BindStatic(3, e.event_type)
+      .BindStatic(4, core::SourceName(e.source))
       .BindOpt(6, e.source_seq)
       .Bind(7, e.event_time)
       .Bind(8, e.ingested_at)
-      .Bind(9, e.dedupe_key)
-      .BindOptText(10, e.action_id)
-      .BindOptText(11, e.raw_payload)
-      .BindOptText(12, e.target_id)
-      .BindOptText(13, e.pane_id)
+      .BindStatic(9, e.dedupe_key)
+      .BindOptStatic(10, e.action_id)
+      .BindOptStatic(11, e.raw_payload)
+      .BindOptStatic(12, e.target_id)
+      .BindOptStatic(13, e.pane_id)
       .BindOpt(14, e.pid)
       .BindOpt(15, e.start_hint);
+  if (e.source_event_id) st.BindStatic(5, *e.source_event_id); else st.BindNull(5);
   if (e.signal) st.Bind(16, EncodeSignal(*e.signal)); else st.BindNull(16);
   if (e.runtime) st.Bind(17, EncodeRuntimeInfo(*e.runtime)); else st.BindNull(17);
   if (e.exit) st.Bind(18, EncodeExitInfo(*e.exit)); else st.BindNull(18);
-  st.BindOptText(19, e.health);
+  st.BindOptStatic(19, e.health);
 }
 
 core::Result<core::Event> ReadEventColumns(const sql::Stmt& st, int first) {

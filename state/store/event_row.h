@@ -17,6 +17,8 @@ inline constexpr int kEventColumnCount = 19;
 
 /// Binds the envelope to parameters ?1..?19 in kEventColumns order. Text
 /// that may hold secrets (raw_payload, signal) must already be redacted.
+/// The event's strings are bound without copying: `e` must outlive the
+/// statement's execution.
 void BindEventColumns(sql::Stmt& st, const core::Event& e);
 
 /// Reads kEventColumns starting at column `first`.

@@ -35,6 +35,11 @@ Stmt& Stmt::Bind(int i, std::string_view v) {
   return *this;
 }
 
+Stmt& Stmt::BindStatic(int i, std::string_view v) {
+  sqlite3_bind_text64(s_, i, v.data(), v.size(), SQLITE_STATIC, SQLITE_UTF8);
+  return *this;
+}
+
 Stmt& Stmt::BindNull(int i) {
   sqlite3_bind_null(s_, i);
   return *this;

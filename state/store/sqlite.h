@@ -47,6 +47,11 @@ class Stmt {
   Stmt& Bind(int i, int64_t v);
   Stmt& Bind(int i, std::string_view v);
   Stmt& BindText(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
+  /// Binds without copying: `v` must stay valid until this Stmt goes out
+  /// of scope (which resets the statement and clears its bindings).
+  Stmt& BindStatic(int i, std::string_view v);
+  /// BindStatic, or NULL when empty.
+  Stmt& BindOptStatic(int i, std::string_view v) { return v.empty() ? BindNull(i) : BindStatic(i, v); }
   Stmt& BindNull(int i);
   /// NULL when empty.
   Stmt& BindOptText(int i, std::string_view v);

@@ -240,16 +240,41 @@ Status Store::WriteBatch(std::span<const Effects* const> batch, TimeNs now) {
 
 namespace {
 
-// Redacts the parts of an event that can carry secrets.
-core::Event RedactedEvent(const core::Event& e, const Redactor& redact) {
-  core::Event out = e;
-  if (!out.raw_payload.empty()) out.raw_payload = redact(out.raw_payload);
-  if (out.signal) {
-    if (!out.signal->evidence.empty()) out.signal->evidence = redact(out.signal->evidence);
-    if (!out.signal->detail.details.empty()) {
-      out.signal->detail.details = redact(out.signal->detail.details);
+// The event as it may be stored: `e` itself when redaction changes
+// nothing (the common case, and no copy of the whole envelope), else a
+// copy in `*scratch` with the redacted payload, evidence, details and
+// choices.
+const core::Event& Redacted(const core::Event& e, const Redactor& redact,
+                            std::optional<core::Event>* scratch) {
+  std::string payload, evidence, details;
+  std::vector<std::string> choices;
+  bool changed = false;
+  if (!e.raw_payload.empty()) {
+    payload = redact(e.raw_payload);
+    changed |= payload != e.raw_payload;
+  }
+  if (e.signal) {
+    if (!e.signal->evidence.empty()) {
+      evidence = redact(e.signal->evidence);
+      changed |= evidence != e.signal->evidence;
     }
-    for (auto& c : out.signal->detail.choices) c = redact(c);
+    if (!e.signal->detail.details.empty()) {
+      details = redact(e.signal->detail.details);
+      changed |= details != e.signal->detail.details;
+    }
+    choices.reserve(e.signal->detail.choices.size());
+    for (const auto& c : e.signal->detail.choices) {
+      choices.push_back(redact(c));
+      changed |= choices.back() != c;
+    }
+  }
+  if (!changed) return e;
+  core::Event& out = scratch->emplace(e);
+  if (!out.raw_payload.empty()) out.raw_payload = std::move(payload);
+  if (out.signal) {
+    if (!out.signal->evidence.empty()) out.signal->evidence = std::move(evidence);
+    if (!out.signal->detail.details.empty()) out.signal->detail.details = std::move(details);
+    out.signal->detail.choices = std::move(choices);
   }
   return out;
 }
@@ -278,7 +303,8 @@ Status Store::WriteEvent(const core::Event& e) {
   }
   auto st = db_->Prepare(kSql);
   if (!st.ok()) return st.error();
-  internal::BindEventColumns(*st, RedactedEvent(e, options_.redact));
+  std::optional<core::Event> scratch;  // bound without copying: outlives Run
+  internal::BindEventColumns(*st, Redacted(e, options_.redact, &scratch));
   if (auto r = st->Run(); !r.ok()) {
     return MakeError(Err::kStore, "insert event " + e.event_id + ": " + r.error().message);
   }
@@ -289,7 +315,8 @@ Status Store::WriteInbox(const InboxEntry& entry) {
   static const std::string kSql = UpsertInboxSql();
   auto st = db_->Prepare(kSql);
   if (!st.ok()) return st.error();
-  internal::BindEventColumns(*st, RedactedEvent(entry.event, options_.redact));
+  std::optional<core::Event> scratch;  // bound without copying: outlives Run
+  internal::BindEventColumns(*st, Redacted(entry.event, options_.redact, &scratch));
   // The inbox is keyed by pane: target/pane are "" rather than NULL when an
   // event parked for an unknown runtime did not name its pane.
   st->Bind(12, entry.event.target_id).Bind(13, entry.event.pane_id);

@@ -4,11 +4,13 @@
 // the database file and its WAL are searched for them.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
 #include "state/store/redact_fallback.h"
 #include "state/store/store.h"
+#include "tests/store/redact_reference.h"
 #include "tests/store/store_fixtures.h"
 
 namespace agt::state {
@@ -162,6 +164,32 @@ TEST(StoreRedactionTest, InjectedRedactorIsUsed) {
   EXPECT_EQ((*events)[0].raw_payload, "<gone>");
   EXPECT_EQ((*events)[0].signal->evidence, "<gone>");
   EXPECT_NE(std::find(seen.begin(), seen.end(), "custom-secret-format 12345"), seen.end());
+}
+
+// The scanner's fast path (ASCII classification, first-byte filters) must
+// redact exactly as the original did: random texts built from the pieces
+// it reacts to (prefixes, keys in every case, separators, PEM markers,
+// UTF-8 and high bytes), compared byte for byte with the reference copy.
+TEST(FallbackRedactTest, SameOutputAsTheReferenceScanner) {
+  const std::vector<std::string> pieces = {
+      "sk-ant-", "sk-", "github_pat_", "ghp_", "gho_", "xoxb-", "xoxp-", "AKIA", "AIza", "glpat-",
+      "Bearer ", "bearer ", "BEARER ", "password", "PassWord", "passwd", "secret", "SECRET", "token",
+      "Token", "api_key", "apikey", "APIKEY", "pwd", "PWD", "=", ":", " ", "\"", "'", "\\", ",", "}",
+      "&", ";", "\n", "_", "-", ".", "/", "+", "-----BEGIN ", "RSA PRIVATE KEY", "-----", "-----END ",
+      "abcdefghijklmnop", "ABCDEFGHIJKLMNOPQRST0123456789", "0123456789", "db_", "x", "\xc3\xa9",
+      "\xe2\x80\xa6", "\xff", "{\"tool_input\":{\"command\":\"npm test\"}}"};
+  std::mt19937 rng(20261122);
+  for (int n = 0; n < 20000; ++n) {
+    std::string text;
+    const int len = 1 + static_cast<int>(rng() % 12);
+    for (int k = 0; k < len; ++k) text += pieces[rng() % pieces.size()];
+    ASSERT_EQ(FallbackRedact(text), storetest::ReferenceFallbackRedact(text)) << text;
+  }
+  // And the realistic payloads the benchmark stores.
+  for (const std::string& t : {kAnthropicKey, kPem, kGithub, "password=" + kPassword,
+                               std::string("Authorization: Bearer abcdefgh.ijk/lmn=")}) {
+    EXPECT_EQ(FallbackRedact(t), storetest::ReferenceFallbackRedact(t)) << t;
+  }
 }
 
 }  // namespace
