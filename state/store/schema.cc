@@ -9,6 +9,7 @@
 #include "state/store/schema.h"
 
 #include <string>
+#include <vector>
 
 namespace agt::state {
 namespace {
@@ -243,16 +244,89 @@ CREATE TABLE stale_marks (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr Migration kMigrations[] = {
-    {1, kV1},
-    {2, kV2},
+// Version 3: the same CHECK constraints, written as OR chains. SQLite
+// 3.40 evaluates `col IN ('a', 'b', ...)` in a CHECK by building an
+// ephemeral b-tree of the list for every row written, which was a third of
+// the CPU of a batched ingest; `(col = 'a' OR col = 'b' ...)` accepts and
+// refuses exactly the same values (NULL included: both are NULL, which a
+// CHECK accepts). The rows on disk do not change, so the table definitions
+// are edited in place as SQLite documents for such changes (ALTER TABLE,
+// "other kinds of table schema changes": writable_schema, then a schema
+// reload); the CREATE/DROP that follows bumps the schema cookie so that
+// other connections reload too. tests/store/schema_test.cc checks that no
+// IN list is left and that every rewritten column still refuses a bad value.
+struct InCheck {
+  std::string_view column;
+  std::vector<std::string_view> values;  // SQL literals as written in v1/v2
+  std::string_view separator = ", ";     // between values, as written
 };
+
+std::string SqlQuote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+std::string BuildV3() {
+  const std::vector<std::string_view> sources = {"'hook'", "'notify'", "'wrapper'", "'poller'"};
+  const std::vector<InCheck> checks = {
+      {"kind", {"'local'", "'ssh'"}},
+      {"is_default", {"0", "1"}},
+      {"health", {"'ok'", "'degraded'", "'down'"}},
+      {"owner", sources},
+      {"action_type", {"'attach'", "'send'", "'respond'", "'view-output'", "'kill'"}},
+      {"source", sources},
+      {"status", {"'pending_bind'", "'bound'", "'dropped_unbound'"}},
+      {"confidence", {"'high'", "'medium'", "'low'"}},
+      {"stale", {"0", "1"}},
+      {"enabled", {"0", "1"}},
+  };
+  std::string expr = "sql";
+  auto replace = [&](const std::string& from, const std::string& to) {
+    expr = "replace(" + expr + ", " + SqlQuote(from) + ", " + SqlQuote(to) + ")";
+  };
+  for (const InCheck& c : checks) {
+    std::string from = std::string(c.column) + " IN (", to = "(";
+    for (size_t i = 0; i < c.values.size(); ++i) {
+      if (i) {
+        from += c.separator;
+        to += " OR ";
+      }
+      from += c.values[i];
+      to += std::string(c.column) + " = " + std::string(c.values[i]);
+    }
+    replace(from + ")", to + ")");
+  }
+  // states.state's list is split over two lines in v1.
+  replace("state IN ('running', 'waiting_input',\n                    'waiting_approval', "
+          "'completed', 'idle', 'error', 'unknown')",
+          "(state = 'running' OR state = 'waiting_input' OR state = 'waiting_approval' OR "
+          "state = 'completed' OR state = 'idle' OR state = 'error' OR state = 'unknown')");
+  return "PRAGMA writable_schema = ON;\n"
+         "UPDATE sqlite_master SET sql = " + expr + " WHERE type = 'table';\n"
+         "PRAGMA writable_schema = RESET;\n"
+         "CREATE TABLE agtmux_schema_bump (x INTEGER);\n"
+         "DROP TABLE agtmux_schema_bump;\n";
+}
+
+const std::vector<Migration>& AllMigrations() {
+  static const std::string v3 = BuildV3();
+  static const std::vector<Migration> all = {
+      {1, kV1},
+      {2, kV2},
+      {3, v3},
+  };
+  return all;
+}
 
 }  // namespace
 
-std::span<const Migration> Migrations() { return kMigrations; }
+std::span<const Migration> Migrations() { return AllMigrations(); }
 
-int LatestSchemaVersion() { return kMigrations[std::size(kMigrations) - 1].version; }
+int LatestSchemaVersion() { return AllMigrations().back().version; }
 
 core::Status ApplyMigrations(sql::Db& db) { return ApplyMigrations(db, Migrations()); }
 

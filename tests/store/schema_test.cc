@@ -278,5 +278,81 @@ TEST_F(SchemaTest, ChecksRejectBadEnumsAndUnknownWithoutReason) {
                         "('h', '%1', 'unknown', 'no_agent', 'low', 1, 1, 1)").ok());
 }
 
+// Version 3 rewrote every `col IN (...)` CHECK as an OR chain (cheaper
+// per row in SQLite 3.40). None may be left; the connection that migrated
+// must already use the new definitions (no ephemeral table when a row is
+// written); and every rewritten column must still refuse a bad value.
+TEST_F(SchemaTest, ChecksAreOrChainsAndStillRefuseBadValues) {
+  EXPECT_EQ(*db().QueryInt("SELECT count(*) FROM sqlite_master WHERE sql LIKE '% IN (%'"), 0);
+  EXPECT_EQ(*db().QueryText("PRAGMA integrity_check"), "ok");
+  auto plan = db().Prepare(
+      "EXPLAIN INSERT INTO states (target_id, pane_id, state, confidence, state_version, "
+      "last_seen_at, updated_at, source) VALUES ('h', '%1', 'idle', 'low', 1, 1, 1, 'hook')");
+  ASSERT_TRUE(plan.ok());
+  int ephemeral = 0;
+  while (*plan->Step()) ephemeral += plan->Text(1) == "OpenEphemeral" ? 1 : 0;
+  EXPECT_EQ(ephemeral, 0);
+  ASSERT_TRUE(db().Exec("INSERT INTO runtimes (runtime_id, target_id, pane_id, tmux_server_boot_id, "
+                        "pane_epoch, agent_type, started_at, owner) VALUES ('r', 'h', '%1', 'b', 0, "
+                        "'claude', 1, 'wrapper')").ok());
+  const std::vector<std::string> bad = {
+      "INSERT INTO targets (target_id, target_name, kind, updated_at) VALUES ('t', 't', 'ftp', 1)",
+      "INSERT INTO targets (target_id, target_name, kind, is_default, updated_at) VALUES ('t', 't', 'local', 2, 1)",
+      "INSERT INTO targets (target_id, target_name, kind, health, updated_at) VALUES ('t', 't', 'local', 'meh', 1)",
+      "INSERT INTO runtimes (runtime_id, target_id, pane_id, tmux_server_boot_id, pane_epoch, agent_type, "
+      "started_at, owner) VALUES ('r2', 'h', '%2', 'b', 0, 'claude', 1, 'ghost')",
+      "INSERT INTO actions (action_id, action_type, request_ref, target_id, pane_id, requested_at, "
+      "result_code) VALUES ('a', 'delete', 'x', 'h', '%1', 1, 'ok')",
+      "INSERT INTO events (event_id, runtime_id, event_type, source, event_time, ingested_at, dedupe_key) "
+      "VALUES ('e', 'r', 'state_changed', 'ghost', 1, 1, 'k')",
+      "INSERT INTO event_inbox (target_id, pane_id, event_type, source, dedupe_key, event_time, "
+      "ingested_at, status, event_id) VALUES ('h', '%1', 'x', 'hook', 'k', 1, 1, 'lost', 'e')",
+      "INSERT INTO states (target_id, pane_id, state, confidence, state_version, last_seen_at, updated_at) "
+      "VALUES ('h', '%1', 'busy', 'low', 1, 1, 1)",
+      "INSERT INTO states (target_id, pane_id, state, confidence, state_version, last_seen_at, updated_at) "
+      "VALUES ('h', '%1', 'idle', 'certain', 1, 1, 1)",
+      "INSERT INTO states (target_id, pane_id, state, confidence, state_version, last_seen_at, updated_at, "
+      "source) VALUES ('h', '%1', 'idle', 'low', 1, 1, 1, 'ghost')",
+      "INSERT INTO candidates (runtime_id, source, state, confidence, event_id, key_event_time, "
+      "key_ingested_at, key_event_id, seen_at, stale) VALUES ('r', 'hook', 'idle', 'low', 'e', 1, 1, 'e', 1, 2)",
+      "INSERT INTO runtime_source_cursors (runtime_id, source, last_order_event_time, "
+      "last_order_ingested_at, last_order_event_id) VALUES ('r', 'ghost', 1, 1, 'e')",
+      "INSERT INTO adapters (adapter_name, agent_type, version, enabled, updated_at) VALUES ('a', 'c', '1', 3, 1)",
+      "INSERT INTO stale_marks (owner, source, effective_time, ingested_at) VALUES ('r', 'ghost', 1, 1)",
+      "INSERT INTO target_books (target_id, max_ingested, health) VALUES ('t', 1, 'meh')",
+  };
+  for (const std::string& q : bad) {
+    auto st = db().Exec(q);
+    ASSERT_FALSE(st.ok()) << q;
+    EXPECT_NE(st.error().message.find("CHECK"), std::string::npos) << q << ": " << st.error().message;
+  }
+  // NULL passes a CHECK in both forms (states.source is nullable).
+  EXPECT_TRUE(db().Exec("INSERT INTO states (target_id, pane_id, state, confidence, state_version, "
+                        "last_seen_at, updated_at, source) VALUES ('h', '%1', 'idle', 'low', 1, 1, 1, NULL)")
+                  .ok());
+}
+
+// A version 2 database with rows is upgraded in place; the rows stay.
+TEST_F(SchemaTest, VersionTwoDatabaseUpgradesWithItsRows) {
+  const std::string path = dir_.File("v2.db");
+  {
+    auto d = sql::Db::Open(path, {});
+    ASSERT_TRUE(d.ok());
+    ASSERT_TRUE((*d)->Exec("PRAGMA journal_mode = WAL").ok());
+    ASSERT_TRUE(ApplyMigrations(**d, Migrations().first(2)).ok());
+    ASSERT_EQ(*(*d)->QueryInt("PRAGMA user_version"), 2);
+    ASSERT_TRUE((*d)->Exec("INSERT INTO targets (target_id, target_name, kind, updated_at) VALUES "
+                           "('t', 't', 'local', 1)").ok());
+  }
+  auto s = Store::Open(storetest::Opts(path));
+  ASSERT_TRUE(s.ok()) << s.error().ToString();
+  EXPECT_EQ(*(*s)->db().QueryInt("PRAGMA user_version"), LatestSchemaVersion());
+  EXPECT_EQ(*(*s)->db().QueryText("PRAGMA integrity_check"), "ok");
+  EXPECT_EQ(*(*s)->db().QueryInt("SELECT count(*) FROM targets WHERE target_id = 't'"), 1);
+  EXPECT_EQ(*(*s)->db().QueryInt("SELECT count(*) FROM sqlite_master WHERE sql LIKE '% IN (%'"), 0);
+  EXPECT_FALSE((*s)->db().Exec("INSERT INTO targets (target_id, target_name, kind, updated_at) VALUES "
+                               "('u', 'u', 'ftp', 1)").ok());
+}
+
 }  // namespace
 }  // namespace agt::state
