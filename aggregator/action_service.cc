@@ -401,11 +401,13 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
   std::string session = row.session_id.empty() ? row.session_name : row.session_id;
   if (target.spec.kind != "local") {
     // Remote: the user runs it; nothing is switched from here. ssh hands
-    // its command to the remote shell as one string, quoted for it.
-    std::vector<std::string> remote = tmux;
-    remote.insert(remote.end(), {"attach-session", "-t", session, ";", "select-window", "-t", row.window_id, ";",
-                                 "select-pane", "-t", row.pane_id});
-    std::vector<std::string> cmd = {"ssh", "-t", target.spec.ssh_target, core::ShellJoin(remote)};
+    // its command to the remote shell as one string. The pane id is enough
+    // for tmux to find its window and session (the observer may not have
+    // reported them).
+    std::string pane = core::ShellQuote(row.pane_id);
+    std::string remote = core::ShellJoin(tmux) + " select-window -t " + pane + " \\; select-pane -t " + pane +
+                         " \\; attach-session -t " + pane;
+    std::vector<std::string> cmd = {"ssh", "-t", target.spec.ssh_target, remote};
     run.extra.Key("mode").Str("print").Key("command").BeginArray();
     for (const auto& a : cmd) run.extra.Str(a);
     run.extra.EndArray();

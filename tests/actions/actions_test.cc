@@ -412,5 +412,22 @@ TEST_F(ActionsTest, AttachSelectsThePaneAfterCheckingFreshness) {
   EXPECT_NE(r.out.find("tmux -S " + sock_ + " attach-session -t "), std::string::npos) << r.out;
 }
 
+TEST_F(ActionsTest, AttachToARemotePanePrintsTheExactCommand) {
+  // An SSH target's pane, known from its runtime's events (the daemon runs
+  // nothing there to attach: it prints the command for the user).
+  auto t = daemon_->Call("POST", "/v1/targets",
+                         "{\"name\":\"vm1\",\"kind\":\"ssh\",\"ssh_target\":\"dev@vm1.example\"}");
+  ASSERT_TRUE(t.ok());
+  ASSERT_LT(t->status, 300) << t->body;
+  Ingest("{\"event_id\":\"" + Id(60) +
+         "\",\"event_type\":\"wrapper_started\",\"source\":\"wrapper\",\"dedupe_key\":\"dk-remote\","
+         "\"event_time\":\"2026-11-22T04:00:00Z\",\"runtime_id\":\"rt-remote-cccccccccccc\",\"target_id\":\"vm1\","
+         "\"pane_id\":\"%4\",\"runtime\":{\"agent_type\":\"codex\",\"started_at\":\"2026-11-22T04:00:00Z\"}}");
+  auto r = Cli({"attach", "runtime:rt-remote-cccccccccccc"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "ssh -t dev@vm1.example 'tmux select-window -t %4 \\; select-pane -t %4 \\; "
+                   "attach-session -t %4'\n");
+}
+
 }  // namespace
 }  // namespace agt::test
