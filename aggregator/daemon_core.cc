@@ -58,14 +58,15 @@ core::Result<std::unique_ptr<DaemonCore>> DaemonCore::Create(uv_loop_t* loop, co
   return c;
 }
 
-// A wrapper knows its tmux server only by socket path and reports itself as
-// target "host". When that socket belongs to another registered local
-// target (a second tmux server on this machine), the runtime belongs to
-// that target, so that its pane joins the target's topology.
-void DaemonCore::AssignWrapperTarget(core::Event* e) const {
-  if (e->source != core::Source::kWrapper || !e->runtime || e->runtime->tmux_socket.empty() ||
-      e->event_type != core::event_type::kWrapperStarted)
-    return;
+// A wrapper or a hook knows its tmux server only by socket path ($TMUX) and
+// reports itself as target "host". When that socket belongs to another
+// registered local target (a second tmux server on this machine), the
+// event belongs to that target, so that its pane joins the target's
+// topology and a hook binds to the runtime in that pane.
+void DaemonCore::AssignTarget(core::Event* e) const {
+  bool outside = e->source == core::Source::kWrapper || e->source == core::Source::kHook ||
+                 e->source == core::Source::kNotify;
+  if (!outside || !e->runtime || e->runtime->tmux_socket.empty() || e->target_id != "host") return;
   const std::string& socket = e->runtime->tmux_socket;
   auto host = topologies_.find("host");
   if (host != topologies_.end() && host->second.socket_path == socket) return;
@@ -104,7 +105,7 @@ core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Eve
   batch.reserve(events.size());
   core::TimeNs now = clock_.Now();
   for (core::Event& e : events) {
-    AssignWrapperTarget(&e);
+    AssignTarget(&e);
     Redact(&e);
     // Strictly increasing ingested_at: the engine orders ties by it.
     e.ingested_at = std::max(now, last_ingested_ + 1);

@@ -86,7 +86,7 @@ class DaemonCore final : public CollectorSink {
   int64_t events_ingested() const { return events_ingested_; }
 
  private:
-  void AssignWrapperTarget(core::Event* e) const;
+  void AssignTarget(core::Event* e) const;
   void Redact(core::Event* e) const;
   DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options);
   void AfterChange(const std::vector<Applied>& applied);

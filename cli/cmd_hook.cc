@@ -25,6 +25,7 @@
 #include "libagtcore/event_codec.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/net/spool.h"
+#include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/net/unix_http_client.h"
 #include "libagtcore/paths.h"
 #include "libagtcore/timefmt.h"
@@ -148,6 +149,7 @@ int RunHook(const std::vector<std::string>& args) {
   HookContext ctx;
   ctx.runtime_id = Env("AGTMUX_RUNTIME_ID");
   ctx.tmux_pane = Env("TMUX_PANE");
+  if (auto tmux = net::ParseTmuxEnv(Env("TMUX"))) ctx.tmux_socket = tmux->socket_path;
   ctx.now = core::SystemClock::Get().Now();
   if (*kind == HookKind::kClaude) {
     std::string transcript = TranscriptPath(payload);

@@ -322,6 +322,14 @@ core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
   e.source_event_id = identity;
   e.dedupe_key = core::DeriveDedupeKey(e.source, identity, payload_hash, e.event_type);
   e.signal = signal;
+  if (!ctx.tmux_socket.empty()) {
+    // Which tmux server the pane is on: the event names target "host", and
+    // the daemon moves it to the target that observes this socket.
+    core::RuntimeInfo where;
+    where.agent_type = kind == HookKind::kClaude ? "claude" : kind == HookKind::kGemini ? "gemini" : "codex";
+    where.tmux_socket = ctx.tmux_socket;
+    e.runtime = where;
+  }
   return e;
 }
 

@@ -25,6 +25,9 @@ struct HookContext {
   std::string runtime_id;       // $AGTMUX_RUNTIME_ID (set by `agtmux wrap`), may be empty
   std::string tmux_pane;        // $TMUX_PANE, may be empty
   std::string target_id = "host";
+  /// The tmux server the pane belongs to (from $TMUX), may be empty: the
+  /// daemon maps it to the target observing that server.
+  std::string tmux_socket;
   core::TimeNs now = 0;         // wall clock, for event_time and the event id only
   /// Size of the transcript file named by the payload, when it could be
   /// read: it grows every turn, so it tells two otherwise identical payloads

@@ -106,5 +106,46 @@ TEST_F(TmuxTest, PanesAppearChangeAndDisappear) {
   EXPECT_TRUE(PollUntil([&] { return PaneCount() == 1; }, 10000));
 }
 
+TEST_F(TmuxTest, AHookInAnotherServersPaneLandsOnThatTarget) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "agents"}).status, 0);
+  auto add = daemon_->Call("POST", "/v1/targets",
+                           "{\"name\":\"lab\",\"kind\":\"local\",\"tmux_socket\":\"" + socket_ + "\"}");
+  ASSERT_TRUE(add.ok());
+  ASSERT_EQ(add->status, 201) << add->body;
+  std::string pane = Tmux({"display-message", "-p", "-t", "agents", "#{pane_id}"}).out;
+  pane = pane.substr(0, pane.find('\n'));
+  auto r = daemon_->Call(
+      "POST", "/v1/events",
+      "{\"events\":[" +
+          EventJson("01JH0000000000000000000001", "wrapper_started", "rt-hhhhhhhhhhhhhhhh", pane,
+                    ",\"pid\":4242,\"runtime\":{\"agent_type\":\"codex\",\"tmux_socket\":\"" + socket_ +
+                        "\",\"started_at\":\"2026-11-22T04:00:00Z\"}") +
+          "," + StateEvent("01JH0000000000000000000002", "rt-hhhhhhhhhhhhhhhh", pane, "running", 1) + "]}");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 200) << r->body;
+
+  // Codex's notify in that pane, unwrapped (no AGTMUX_RUNTIME_ID), as Codex
+  // runs it: $TMUX names the private server, the event says target host.
+  env_.vars.push_back("TMUX=" + socket_ + ",1,0");
+  env_.vars.push_back("TMUX_PANE=" + pane);
+  auto hook = env_.Run({AGTMUX_BIN, "hook", "codex-notify",
+                        R"({"type":"agent-turn-complete","thread-id":"th-1","turn-id":"tu-1",)"
+                        R"("last-assistant-message":"All done."})"});
+  env_.vars.resize(env_.vars.size() - 2);
+  ASSERT_EQ(hook.status, 0) << hook.err;
+  EXPECT_EQ(hook.out, "");
+
+  auto completed = [&] {
+    auto d = Panes();
+    if (!d.IsObject() || !d.HasMember("items")) return false;
+    for (const auto& it : d["items"].GetArray())
+      if (std::string(it["identity"]["pane_id"].GetString()) == pane && it.HasMember("state") &&
+          std::string(it["state"].GetString()) == "completed")
+        return std::string(it["source"].GetString()) == "HOOK";
+    return false;
+  };
+  EXPECT_TRUE(PollUntil(completed, 5000)) << daemon_->Call("GET", "/v1/panes?all=1")->body;
+}
+
 }  // namespace
 }  // namespace agt::test

@@ -300,5 +300,22 @@ TEST(HookPayloadTest, FiringTimeOrdersOneHookStream) {
   EXPECT_EQ(again.dedupe_key, b.dedupe_key);
 }
 
+TEST(HookPayloadTest, TheTmuxServerTravelsWithTheEventButNotIntoItsIdentity) {
+  core::Event plain = Must(HookKind::kClaude, Claude("Stop"));
+  EXPECT_FALSE(plain.runtime.has_value());
+  HookContext ctx = PaneCtx();
+  ctx.tmux_socket = "/tmp/tmux-1000/lab";
+  core::Event e = Must(HookKind::kClaude, Claude("Stop"), ctx);
+  ASSERT_TRUE(e.runtime.has_value());
+  EXPECT_EQ(e.runtime->tmux_socket, "/tmp/tmux-1000/lab");
+  EXPECT_EQ(e.runtime->agent_type, "claude");
+  EXPECT_EQ(e.target_id, "host");  // the daemon maps the socket to its target
+  EXPECT_EQ(e.dedupe_key, plain.dedupe_key);
+  core::Event n = Must(HookKind::kCodexNotify,
+                       R"({"type":"agent-turn-complete","thread-id":"t","turn-id":"u"})", ctx);
+  ASSERT_TRUE(n.runtime.has_value());
+  EXPECT_EQ(n.runtime->agent_type, "codex");
+}
+
 }  // namespace
 }  // namespace agt::cli
