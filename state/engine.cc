@@ -148,29 +148,20 @@ void UpsertRuntime(Effects& fx, const Runtime& rt) {
 
 namespace {
 
-// Appends a row to `rows`, recycled from `pool` when it has one (its
-// strings keep their capacity; the caller assigns every field).
+// The next row of `rows` for this call: a row left there by the caller's
+// previous call when there is one (overwritten in place, its strings keep
+// their capacity; the caller assigns every field), else a new one. `live`
+// counts the rows this call has taken.
 template <typename Row>
-Row& PushRow(std::vector<Row>& rows, std::vector<Row>& pool) {
-  if (pool.empty()) return rows.emplace_back();
-  rows.push_back(std::move(pool.back()));
-  pool.pop_back();
-  return rows.back();
-}
-
-template <typename Row>
-void ReclaimRows(std::vector<Row>& rows, std::vector<Row>& pool) {
-  for (Row& r : rows) pool.push_back(std::move(r));
-  rows.clear();
+Row& PushRow(std::vector<Row>& rows, size_t& live) {
+  if (live == rows.size()) rows.emplace_back();
+  return rows[live++];
 }
 
 }  // namespace
 
-void RowPool::Reclaim(Effects& fx) {
-  ReclaimRows(fx.states, states);
-  ReclaimRows(fx.cursors, cursors);
-  ReclaimRows(fx.candidates, candidates);
-  ReclaimRows(fx.inbox, inbox);
+void RowPool::Start(Effects& fx) {
+  states = cursors = candidates = inbox = 0;
   fx.disposition = Disposition::kRejected;
   fx.error_code.clear();
   fx.error_message.clear();
@@ -179,14 +170,12 @@ void RowPool::Reclaim(Effects& fx) {
   fx.bound_events.clear();
 }
 
-void UpsertState(Effects& fx, const PaneState& s, RowPool& pool) {
-  for (PaneState& p : fx.states) {
-    if (p.target_id == s.target_id && p.pane_id == s.pane_id) {
-      p = s;
-      return;
-    }
-  }
-  PushRow(fx.states, pool.states) = s;
+void RowPool::Finish(Effects& fx) {
+  // Rows of the previous call that this one did not overwrite.
+  fx.states.resize(states);
+  fx.cursors.resize(cursors);
+  fx.candidates.resize(candidates);
+  fx.inbox.resize(inbox);
 }
 
 void AppendState(Effects& fx, const PaneState& s, RowPool& pool) {
@@ -195,7 +184,8 @@ void AppendState(Effects& fx, const PaneState& s, RowPool& pool) {
 
 void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k,
                   RowPool& pool) {
-  for (Cursor& c : fx.cursors) {
+  for (size_t i = 0; i < pool.cursors; ++i) {
+    Cursor& c = fx.cursors[i];
     if (c.runtime_id == runtime_id && c.source == s) {
       c.last = k;
       return;
@@ -208,7 +198,8 @@ void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const Or
 }
 
 void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c, RowPool& pool) {
-  for (auto& [cand, id] : fx.candidates) {
+  for (size_t i = 0; i < pool.candidates; ++i) {
+    auto& [cand, id] = fx.candidates[i];
     if (id == runtime_id && cand.source == c.source) {
       cand = c;
       return;
@@ -222,9 +213,9 @@ void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate
 InboxEntry& UpsertInbox(Effects& fx, const Event& event, InboxStatus status,
                         std::string_view reason, RowPool& pool) {
   InboxEntry* row = nullptr;
-  for (InboxEntry& i : fx.inbox) {
-    if (i.event.event_id == event.event_id) {
-      row = &i;
+  for (size_t i = 0; i < pool.inbox; ++i) {
+    if (fx.inbox[i].event.event_id == event.event_id) {
+      row = &fx.inbox[i];
       break;
     }
   }
@@ -246,6 +237,20 @@ void Engine::Impl::StoreEvent(Effects& fx, const Event& e) {
 
 void Engine::Impl::ApplyInto(const Event& e, TimeNs now, Effects& fx) {
   ++fx_gen;
+  pool.Start(fx);
+  event_stored = false;
+  Dispatch(e, now, fx);
+  pool.Finish(fx);
+  // The previous call's stored_event stays in fx for StoreEvent to assign
+  // into (moving an event of ~20 strings out and back cost more than the
+  // copy); a call that stored nothing must not report it.
+  if (!event_stored && fx.stored_event) {
+    pool.event = std::move(fx.stored_event);
+    fx.stored_event.reset();
+  }
+}
+
+void Engine::Impl::Dispatch(const Event& e, TimeNs now, Effects& fx) {
   if (std::string problem = Validate(e); !problem.empty()) {
     fx.disposition = Disposition::kRejected;
     fx.error_code = ErrCode(core::Err::kPayloadInvalid);
@@ -404,17 +409,7 @@ Effects Engine::Apply(const Event& e, TimeNs now) {
 }
 
 void Engine::ApplyInto(const Event& e, TimeNs now, Effects* out) {
-  Impl& m = *impl_;
-  m.pool.Reclaim(*out);
-  m.event_stored = false;
-  m.ApplyInto(e, now, *out);
-  // The previous call's stored_event stays in *out for StoreEvent to assign
-  // into (moving an event of ~20 strings out and back cost more than the
-  // copy); a call that stored nothing must not report it.
-  if (!m.event_stored && out->stored_event) {
-    m.pool.event = std::move(out->stored_event);
-    out->stored_event.reset();
-  }
+  impl_->ApplyInto(e, now, *out);
 }
 
 Effects Engine::Tick(TimeNs now) { return impl_->Tick(now); }

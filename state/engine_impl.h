@@ -73,21 +73,27 @@ struct Outcome {
   bool runtime_ended = false;
 };
 
-/// Rows taken back from the caller's previous Effects (ApplyInto): the next
-/// Upsert assigns into their existing string capacity instead of allocating.
+/// How ApplyInto reuses the caller's Effects: the rows its previous call
+/// left in each vector are overwritten in place by this call's rows (their
+/// strings keep their capacity, so the steady state does not allocate), and
+/// whatever this call did not overwrite is cut off when it ends. Taking the
+/// rows out into a pool and back cost two moves of every row per call.
 /// Bounded by the largest Effects seen (one row per pane of a target).
 struct RowPool {
-  std::vector<PaneState> states;
-  std::vector<Cursor> cursors;
-  std::vector<std::pair<Candidate, std::string>> candidates;
-  std::vector<InboxEntry> inbox;
+  // Rows of each vector that belong to the current call (the rest are the
+  // previous call's, waiting to be overwritten).
+  size_t states = 0;
+  size_t cursors = 0;
+  size_t candidates = 0;
+  size_t inbox = 0;
   std::optional<Event> event;  // a spare stored_event
 
-  /// Moves fx's rows into the pool and resets fx to a fresh Effects' values
-  /// (its vectors keep their capacity), except fx.stored_event: it is left
-  /// for StoreEvent to assign into, and Engine::ApplyInto moves it here if
-  /// the call stores no event.
-  void Reclaim(Effects& fx);
+  /// Resets fx's other fields to a fresh Effects' values (vectors keep their
+  /// capacity) and starts the row counts at zero. fx.stored_event is left
+  /// for StoreEvent to assign into.
+  void Start(Effects& fx);
+  /// Cuts each row vector to this call's rows.
+  void Finish(Effects& fx);
 };
 
 /// runtime_id -> record, for the one lookup nearly every event makes.
@@ -151,7 +157,11 @@ struct Engine::Impl {
   explicit Impl(EngineOptions o) : opt(std::move(o)) {}
 
   // engine.cc: the event paths.
+  /// Fills fx, reusing what it holds (see RowPool); Engine::Apply passes a
+  /// fresh one.
   void ApplyInto(const Event& e, TimeNs now, Effects& fx);
+  /// What ApplyInto does between setting fx up and finishing it.
+  void Dispatch(const Event& e, TimeNs now, Effects& fx);
   /// fx.stored_event = e, built in the pool's spare event when there is one;
   /// sets event_stored.
   void StoreEvent(Effects& fx, const Event& e);
@@ -190,9 +200,9 @@ std::string PendingKey(const Event& e);
 void BuildPendingKey(const Event& e, std::string* out);
 
 /// Effects helpers: replace the row with the same identity, else append.
+/// Those taking a RowPool look only at this call's rows and append by
+/// overwriting a leftover row when there is one.
 void UpsertRuntime(Effects& fx, const Runtime& rt);
-/// New rows come from `pool` when it has one.
-void UpsertState(Effects& fx, const PaneState& s, RowPool& pool);
 /// Appends without looking for an existing row (the caller knows there is none).
 void AppendState(Effects& fx, const PaneState& s, RowPool& pool);
 void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k,

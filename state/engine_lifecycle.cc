@@ -254,6 +254,7 @@ void Engine::Impl::RetryPending(const RuntimeRec& created, TimeNs now, Effects& 
 Effects Engine::Impl::Tick(TimeNs now) {
   ++fx_gen;
   Effects fx;
+  pool.Start(fx);
   fx.disposition = Disposition::kApplied;
   while (!pending.empty()) {
     auto it = pending.begin();
@@ -274,6 +275,7 @@ Effects Engine::Impl::Tick(TimeNs now) {
     }
     UpsertInbox(fx, entry.event, InboxStatus::kDroppedUnbound, entry.reason_code, pool);
   }
+  pool.Finish(fx);
   return fx;
 }
 

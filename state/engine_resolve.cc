@@ -161,7 +161,7 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
     fx.states[p.fx_row] = st;
   } else {
     p.fx_gen = fx_gen;
-    p.fx_row = fx.states.size();
+    p.fx_row = pool.states;  // the row AppendState fills
     AppendState(fx, st, pool);
   }
 }
