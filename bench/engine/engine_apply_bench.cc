@@ -7,7 +7,8 @@
 // engine; min/median/max are printed, with the ratio to a baseline measured
 // in the same run: the floor any engine pays per event (one hash lookup of
 // the runtime and copying the event into an Effects). Apply (a fresh Effects
-// per event) and ApplyInto (one Effects reused, as the daemon does) are
+// per event, what agtmuxd's EngineCore calls today) and ApplyInto (one
+// Effects reused across calls, its rows overwritten in place) are
 // measured separately.
 //
 // Usage: engine_apply_bench [events [repetitions]] (defaults 400000 and 7);
@@ -207,7 +208,7 @@ int main(int argc, char** argv) {
       sink += fx.states.size();
     }
   });
-  // The daemon's way: one Effects reused across calls (Engine::ApplyInto).
+  // One Effects reused across calls (Engine::ApplyInto).
   auto into = Measure("Engine::ApplyInto (reused Effects)", events, [&] {
     agt::state::Engine eng;
     agt::state::Effects fx;
