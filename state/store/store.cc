@@ -83,6 +83,10 @@ Result<std::unique_ptr<Store>> Store::Open(StoreOptions options) {
     const char* sync = options.durability == Durability::kFull ? "PRAGMA synchronous = FULL"
                                                                 : "PRAGMA synchronous = NORMAL";
     if (auto st = d.Exec(sync); !st.ok()) return st.error();
+    if (auto st = d.Exec("PRAGMA wal_autocheckpoint = " + std::to_string(options.wal_autocheckpoint_pages));
+        !st.ok()) {
+      return st.error();
+    }
     if (auto st = ApplyMigrations(d); !st.ok()) {
       return MakeError(Err::kStore, options.path + ": " + st.error().message);
     }

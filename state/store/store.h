@@ -41,6 +41,11 @@ struct StoreOptions {
   bool read_only = false;               // a reader connection: queries only
   Durability durability = Durability::kFull;
   int busy_timeout_ms = 5000;
+  /// WAL pages after which a commit checkpoints (SQLite's default is 1000,
+  /// 4 MB). Each checkpoint copies the WAL's pages into the database and
+  /// syncs it; at 4000 (16 MB) a batched ingest checkpoints a quarter as
+  /// often and spends far less time in it (docs/store.md, Benchmarks).
+  int wal_autocheckpoint_pages = 4000;
   /// Applied to raw_payload, evidence, waiting details and action metadata
   /// before they reach SQLite. Empty: FallbackRedact.
   Redactor redact;

@@ -165,6 +165,7 @@ TEST_F(SchemaTest, PragmasAreSet) {
   EXPECT_EQ(*db().QueryInt("PRAGMA foreign_keys"), 1);
   EXPECT_EQ(*db().QueryInt("PRAGMA synchronous"), 2);  // FULL
   EXPECT_EQ(*db().QueryInt("PRAGMA busy_timeout"), 5000);
+  EXPECT_EQ(*db().QueryInt("PRAGMA wal_autocheckpoint"), 4000);
   EXPECT_EQ(*db().QueryInt("PRAGMA user_version"), LatestSchemaVersion());
   EXPECT_EQ(*store_->IntegrityCheck(), "ok");
 }
