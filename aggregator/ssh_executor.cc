@@ -70,19 +70,25 @@ std::string ShellJoin(const std::vector<std::string>& argv) {
 struct SshExecutor::Session {
   net::UniqueFd sock;
   LIBSSH2_SESSION* ssh = nullptr;
+  /// Says goodbye, then frees the session without waiting on the peer.
+  /// libssh2_session_free first closes every channel still open, and
+  /// closing a channel waits for the peer's CHANNEL_CLOSE. After a command
+  /// timed out the peer sends that only when the remote command exits
+  /// (seconds later, or never for a wedged host), so in non-blocking mode
+  /// the free answers EAGAIN and frees nothing; giving up then leaked the
+  /// whole session. Shutting the socket down first makes every further
+  /// read or write fail at once, and libssh2 frees a channel whose
+  /// transport has failed without waiting.
   ~Session() {
-    if (ssh) {
-      libssh2_session_set_blocking(ssh, 0);
-      libssh2_session_disconnect(ssh, "bye");
-      // In non-blocking mode libssh2_session_free can answer EAGAIN without
-      // freeing anything; call it again (briefly) until it has freed the
-      // session. A dead peer gives an error instead, which also frees.
-      for (int tries = 0; libssh2_session_free(ssh) == LIBSSH2_ERROR_EAGAIN && tries < 50;
-           ++tries) {
-        pollfd p{sock.get(), POLLIN | POLLOUT, 0};
-        poll(&p, 1, 20);
-      }
-    }
+    if (!ssh) return;
+    libssh2_session_set_blocking(ssh, 0);
+    // The DISCONNECT is a courtesy: give it a moment to leave, no more.
+    const TimeNs bye_deadline = MonoNow() + 200 * core::kNsPerMs;
+    while (libssh2_session_disconnect(ssh, "bye") == LIBSSH2_ERROR_EAGAIN && Wait(bye_deadline)) {}
+    if (sock.valid()) shutdown(sock.get(), SHUT_RDWR);
+    // With the transport down nothing can block; the bound only guards
+    // against a libssh2 that answered EAGAIN regardless.
+    for (int tries = 0; libssh2_session_free(ssh) == LIBSSH2_ERROR_EAGAIN && tries < 100; ++tries) {}
   }
   /// Waits until the socket is ready in the direction libssh2 wants.
   bool Wait(TimeNs deadline) {
@@ -225,6 +231,10 @@ core::Result<ExecResult> SshExecutor::RunOnce(const std::string& command,
          libssh2_session_last_errno(s.ssh) == LIBSSH2_ERROR_EAGAIN)
     if (!s.Wait(deadline)) return timeout();
   if (!ch) return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": cannot open a channel");
+  // After a clean close this frees the channel at once. On an error path
+  // the free may answer EAGAIN (it waits for the peer's CHANNEL_CLOSE) and
+  // keep the channel in the session's list; Run drops the session after
+  // any failure, and freeing the session frees it (see ~Session).
   std::unique_ptr<LIBSSH2_CHANNEL, decltype(&libssh2_channel_free)> chg(ch, libssh2_channel_free);
   int rc;
   while ((rc = libssh2_channel_exec(ch, command.c_str())) == LIBSSH2_ERROR_EAGAIN)
