@@ -56,7 +56,8 @@ LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
       files_(files),
       instance_(core::NewUlid(clock.Now())),
       poller_(options_.target_id, instance_, options_.poller, std::move(analyzers), sink),
-      runtimes_(options_.target_id, instance_) {
+      runtimes_(options_.target_id, instance_),
+      scanner_(options_.target_id, options_.socket_path) {
   ControlClientOptions co;
   co.tmux_bin = options_.tmux_bin;
   co.socket_path = options_.socket_path;
@@ -165,17 +166,6 @@ void LocalCollector::Refresh() {
   refresh_in_flight_ = control_->Send(command, [this](const ControlReply& r) { OnListPanes(r); });
 }
 
-std::string LocalCollector::BootId(int64_t server_pid) {
-  if (server_pid != boot_pid_ || boot_id_.empty()) {
-    auto id = net::TmuxServerBootId(server_pid, files_);
-    boot_pid_ = server_pid;
-    // A server on another machine's pid namespace has no /proc entry here;
-    // the pid alone still changes when it restarts.
-    boot_id_ = id ? *id : std::to_string(server_pid) + "-0";
-  }
-  return boot_id_;
-}
-
 void LocalCollector::OnListPanes(const ControlReply& reply) {
   refresh_in_flight_ = false;
   ++topology_reads_;
@@ -194,86 +184,17 @@ void LocalCollector::OnListPanes(const ControlReply& reply) {
     return;
   }
   const TimeNs now = clock_.Now();
-  Topology t;
-  t.target_id = options_.target_id;
-  t.socket_path = options_.socket_path;
-  t.server_running = true;
-  std::set<std::string> wrapped;
-  std::map<int64_t, TimeNs> started;
-  std::map<std::string, FgCache> cache;
-  std::vector<PolledPane> polled;
-  for (auto& rec : *records) {
-    if (t.boot_id.empty()) t.boot_id = BootId(rec.server_pid);
-    PaneInfo p = rec.info;
-    p.target_id = options_.target_id;
-    // Identify: cheap tpgid read each scan; full /proc read on change.
-    FgCache c;
-    auto prev = fg_cache_.find(p.pane_id);
-    auto pg = ForegroundPgid(p.pid, files_);
-    const int64_t fg_pid = pg && *pg > 0 ? *pg : p.pid;
-    if (prev != fg_cache_.end() && prev->second.pane_pid == p.pid &&
-        prev->second.fg_pid == fg_pid && prev->second.current_command == p.current_command) {
-      c = prev->second;
-    } else {
-      c.pane_pid = p.pid;
-      c.fg_pid = fg_pid;
-      c.current_command = p.current_command;
-      auto fg = ForegroundProcess(p.pid, files_);
-      AgentIdentity id = IdentifyAgent(p.current_command, fg ? &*fg : nullptr, p.title);
-      c.agent_type = id.agent_type;
-      c.wrapped = id.wrapped;
-      if (fg) {
-        c.fg_pid = fg->pid;
-        c.started_at = fg->started_at;
-      }
-    }
-    cache[p.pane_id] = c;
-    if (!c.agent_type.empty()) {
-      p.agent_type = c.agent_type;
-      p.agent_pid = c.fg_pid;
-      started[c.fg_pid] = c.started_at;
-    }
-    if (c.wrapped) wrapped.insert(p.pane_id);
-    if (!p.agent_type.empty() && !c.wrapped && !p.dead) {
-      PolledPane pp;
-      pp.pane_id = p.pane_id;
-      pp.agent_type = p.agent_type;
-      pp.agent_pid = p.agent_pid;
-      pp.title = p.title;
-      pp.rows = p.height;
-      pp.cols = p.width;
-      pp.cursor_row = rec.cursor_y;
-      pp.cursor_col = rec.cursor_x;
-      pp.alt_screen = rec.alternate_on;
-      polled.push_back(std::move(pp));
-    }
-    t.panes.push_back(std::move(p));
-  }
-  fg_cache_ = std::move(cache);
-
-  for (auto& e : runtimes_.Update(t, wrapped, started, now)) sink_.OnEvent(std::move(e));
-  poller_.SetPanes(polled, now);
-  // Window activity has a one-second grain: a pane is marked when its
-  // window's activity second changed, or is not older than its last capture.
-  std::map<std::string, int64_t> activity;
-  for (const auto& p : t.panes) {
-    const int64_t sec = p.activity_at / core::kNsPerSec;
-    activity[p.pane_id] = sec;
-    auto it = activity_.find(p.pane_id);
-    if (poller_.Watching(p.pane_id) && (it == activity_.end() || it->second != sec ||
-                                        poller_.LastCapture(p.pane_id) < (sec + 1) * core::kNsPerSec))
-      poller_.MarkChanged(p.pane_id, now);
-  }
-  activity_ = std::move(activity);
-  Publish(std::move(t));
+  PaneScanner::Result scan = scanner_.Scan(*records, files_);
+  for (auto& e : runtimes_.Update(scan.topology, scan.wrapped, scan.started, now)) sink_.OnEvent(std::move(e));
+  poller_.SetPanes(scan.polled, now);
+  scanner_.MarkActivity(scan.topology, poller_, now);
+  Publish(std::move(scan.topology));
   SchedulePoll();
 }
 
 void LocalCollector::Publish(Topology t) {
   if (!t.server_running) {
-    fg_cache_.clear();
-    activity_.clear();
-    boot_id_.clear();
+    scanner_.Reset();
     const TimeNs now = clock_.Now();
     for (auto& e : runtimes_.Update(t, {}, {}, now)) sink_.OnEvent(std::move(e));
     poller_.SetPanes({}, now);

@@ -22,6 +22,7 @@
 
 #include "aggregator/collector.h"
 #include "aggregator/collector_runtimes.h"
+#include "aggregator/pane_scan.h"
 #include "aggregator/poller.h"
 #include "aggregator/tmux_control_client.h"
 #include "libagtcore/clock.h"
@@ -79,7 +80,6 @@ class LocalCollector {
   void SchedulePoll();
   void RunPoll();
   void ScheduleRefresh();
-  std::string BootId(int64_t server_pid);
 
   uv_loop_t* loop_;
   LocalCollectorOptions options_;
@@ -101,18 +101,7 @@ class LocalCollector {
   bool refresh_again_ = false;
   int64_t topology_reads_ = 0;
 
-  int64_t boot_pid_ = 0;
-  std::string boot_id_;
-  struct FgCache {
-    int64_t pane_pid = 0;
-    std::string current_command;
-    int64_t fg_pid = 0;
-    std::string agent_type;
-    bool wrapped = false;
-    TimeNs started_at = 0;
-  };
-  std::map<std::string, FgCache> fg_cache_;  // pane_id -> last identification
-  std::map<std::string, int64_t> activity_;  // pane_id -> window_activity seen
+  PaneScanner scanner_;
 };
 
 }  // namespace agt::agg

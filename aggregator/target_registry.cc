@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "aggregator/collector_ssh.h"
 #include "aggregator/json_writer.h"
 
 namespace agt::agg {
@@ -38,7 +39,9 @@ core::Status ValidateTarget(const TargetSpec& spec) {
                            "target kind '" + spec.kind + "' is not local or ssh");
   if (spec.kind == "ssh" && spec.ssh_target.empty())
     return core::MakeError(core::Err::kTargetInvalid, "an ssh target needs ssh_target");
-  if (spec.kind == "local" && !spec.tmux_socket.empty() && spec.tmux_socket[0] != '/')
+  if (spec.kind == "ssh")
+    if (auto ssh = ParseSshTarget(spec.ssh_target); !ssh) return ssh.error();
+  if (!spec.tmux_socket.empty() && spec.tmux_socket[0] != '/')
     return core::MakeError(core::Err::kTargetInvalid,
                            "tmux_socket '" + spec.tmux_socket + "' must be an absolute path");
   return core::Ok();

@@ -114,8 +114,8 @@ CommandSpec TargetCommand() {
             CLI::App* add = sub->add_subcommand("add", "Register a target");
             add->add_option("name", f->name, "target name ([A-Za-z0-9._-]+)")->required();
             add->add_option("--kind", f->kind, "local or ssh")->check(CLI::IsMember({"local", "ssh"}));
-            add->add_option("--tmux-socket", f->tmux_socket, "local: the tmux server socket to observe");
-            add->add_option("--ssh-target", f->ssh_target, "ssh: the host alias");
+            add->add_option("--tmux-socket", f->tmux_socket, "the tmux server socket to observe (on this machine, or on the ssh host)");
+            add->add_option("--ssh-target", f->ssh_target, "ssh: user@host[:port]; keys and known_hosts from ~/.ssh");
             add->add_flag("--json", f->json, "the daemon's JSON answer");
             CLI::App* connect = sub->add_subcommand("connect", "(Re)connect a target now");
             connect->add_option("name", f->name, "target name")->required();

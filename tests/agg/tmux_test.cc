@@ -9,6 +9,7 @@
 
 #include "cli/table.h"
 #include "tests/agg/daemon_harness.h"
+#include "tests/tmux/sshd_fixture.h"
 
 namespace agt::test {
 namespace {
@@ -145,6 +146,36 @@ TEST_F(TmuxTest, AHookInAnotherServersPaneLandsOnThatTarget) {
     return false;
   };
   EXPECT_TRUE(PollUntil(completed, 5000)) << daemon_->Call("GET", "/v1/panes?all=1")->body;
+}
+
+TEST_F(TmuxTest, AnSshTargetsPanesAppearInTheList) {
+  // A real sshd on 127.0.0.1; its keys go where the daemon looks by default
+  // (~/.ssh of the test's HOME). Over ssh it reaches the private server.
+  const std::string keys = env_.root + "/sshd";
+  std::filesystem::create_directories(keys);
+  agg::testing::Sshd sshd(keys);
+  std::filesystem::create_directories(env_.root + "/.ssh");
+  std::filesystem::copy_file(keys + "/id_ed25519", env_.root + "/.ssh/id_ed25519");
+  std::filesystem::copy_file(keys + "/known_hosts", env_.root + "/.ssh/known_hosts");
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "remote", "-x", "100", "-y", "30"}).status, 0);
+
+  auto add = env_.Run({AGTMUX_BIN, "target", "add", "vm", "--kind", "ssh", "--ssh-target",
+                       agg::testing::Sshd::getpwuid_name() + "@127.0.0.1:" + std::to_string(sshd.port()),
+                       "--tmux-socket", socket_});
+  ASSERT_EQ(add.status, 0) << add.err;
+  auto listed = [&] {
+    auto r = daemon_->Call("GET", "/v1/panes?all=1&target=vm");
+    return r.ok() && r->body.find("\"session_name\":\"remote\"") != std::string::npos;
+  };
+  EXPECT_TRUE(PollUntil(listed, 15000)) << daemon_->Call("GET", "/v1/targets")->body;
+  auto list = env_.Run({AGTMUX_BIN, "list", "panes", "--all", "--target", "vm"});
+  EXPECT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("remote"), std::string::npos) << list.out;
+
+  // A bad ssh target is refused with its reason.
+  auto bad = env_.Run({AGTMUX_BIN, "target", "add", "vm2", "--kind", "ssh", "--ssh-target", "dev@host:99999"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("port"), std::string::npos) << bad.err;
 }
 
 }  // namespace
