@@ -118,5 +118,33 @@ TEST(ApplyInto, ResetsAnEffectsItDidNotFill) {
   EXPECT_EQ(fx.stored_event->event_id, "id-start-w1");
 }
 
+TEST(ApplyInto, LeavesNoRowOfTheCallBefore) {
+  // ApplyInto overwrites the rows it finds in place and cuts off the rest: a
+  // call that writes nothing (here a rejected event) must show nothing of
+  // what the Effects held.
+  Engine engine;
+  Effects fx;
+  fx.states.resize(3);
+  fx.cursors.resize(2);
+  fx.candidates.resize(2);
+  fx.inbox.resize(2);
+  fx.runtimes.resize(1);
+  fx.target_health.emplace_back("host", TargetHealth::kDown);
+  fx.bound_events.resize(1);
+  fx.stored_event = Event{};
+  Ev bad(et::kStateChanged, Source::kHook, "");  // rejected: no dedupe_key
+  engine.ApplyInto(bad.Rt("w1").At(T(1)).Sig(State::kRunning), T(1), &fx);
+  EXPECT_EQ(fx.disposition, Disposition::kRejected);
+  EXPECT_FALSE(fx.error_message.empty());
+  EXPECT_FALSE(fx.stored_event.has_value());
+  EXPECT_TRUE(fx.states.empty());
+  EXPECT_TRUE(fx.cursors.empty());
+  EXPECT_TRUE(fx.candidates.empty());
+  EXPECT_TRUE(fx.inbox.empty());
+  EXPECT_TRUE(fx.runtimes.empty());
+  EXPECT_TRUE(fx.target_health.empty());
+  EXPECT_TRUE(fx.bound_events.empty());
+}
+
 }  // namespace
 }  // namespace agt::state
