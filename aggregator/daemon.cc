@@ -229,17 +229,21 @@ int RunDaemon(const DaemonOptions& opt) {
 
   uv_run(&d.loop, UV_RUN_DEFAULT);
 
-  // Close whatever is left (a connection the deadline cut short) and let
-  // the close callbacks run. The server and the core are not destroyed
-  // after that: their destructors would close handles a second time, and
-  // the process is about to exit anyway.
-  (void)d.server.release();
-  (void)d.core.release();
+  // Tear down in dependency order, every handle closed once by its owner:
+  // the connections the deadline cut short (closing one may still tell the
+  // watch hub, so the core is alive then), then the core, whose destructor
+  // closes its timers with callbacks that free them, then what is left:
+  // the daemon's own signals and timers, embedded in `d`. The loop runs the
+  // close callbacks; only then may the server go, since a connection's
+  // close callback uses it.
+  d.server->CloseAll();
+  d.core.reset();
   uv_walk(&d.loop, [](uv_handle_t* h, void*) {
     if (!uv_is_closing(h)) uv_close(h, nullptr);
   }, nullptr);
   uv_run(&d.loop, UV_RUN_DEFAULT);
-  uv_loop_close(&d.loop);
+  d.server.reset();
+  if (int rc = uv_loop_close(&d.loop); rc != 0) d.log->warn("loop: handles left open at exit ({})", uv_strerror(rc));
   ::unlink(paths.socket_path.c_str());
   d.log->info("stopped");
   spdlog::drop("agtmuxd");

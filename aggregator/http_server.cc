@@ -383,4 +383,17 @@ void HttpServer::Shutdown(std::function<void()> done) {
   }
 }
 
+void HttpServer::CloseAll() {
+  Impl& m = *impl_;
+  m.shutting_down = true;
+  m.on_shutdown_done = nullptr;
+  if (m.listening && !uv_is_closing(reinterpret_cast<uv_handle_t*>(&m.listener))) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&m.listener), [](uv_handle_t* h) {
+      static_cast<Impl*>(h->data)->listening = false;
+    });
+  }
+  std::set<Conn*> copy = m.conns;
+  for (Conn* c : copy) c->Close();
+}
+
 }  // namespace agt::agg

@@ -79,6 +79,11 @@ class HttpServer {
   /// finish (their connections close after the reply), then calls `done`
   /// once every connection is gone.
   void Shutdown(std::function<void()> done);
+  /// Closes every connection still open now, replies in flight or not (the
+  /// end of a Shutdown whose deadline passed); Shutdown's `done` is not
+  /// called after this. The close callbacks free the connections, so the
+  /// loop must run them before the server is destroyed.
+  void CloseAll();
   size_t connection_count() const;
 
   struct Impl;  // public only so the connection code in the .cc can name it

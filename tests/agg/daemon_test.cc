@@ -206,5 +206,23 @@ TEST_F(DaemonTest, SigtermExitsZeroAndRemovesTheSocket) {
   EXPECT_NE(stat(env_.socket().c_str(), &st), 0);
 }
 
+// A request still in its headers at SIGTERM gets the shutdown deadline
+// (3 s), then its connection is closed and the daemon still exits 0 (under
+// ASan that also means the teardown freed everything).
+TEST_F(DaemonTest, SigtermClosesARequestStillInFlightAtTheDeadline) {
+  StartDaemon({"--no-observe", "--header-timeout", "60s"});
+  RawConn stuck(env_.socket());
+  ASSERT_TRUE(stuck.ok());
+  ASSERT_TRUE(stuck.Send("GET /v1/health HTTP/1.1\r\nHost: x\r\n"));  // the headers never end
+  // Accepted in order: once a later request is answered, the stuck one is in.
+  EXPECT_EQ(Must("GET", "/v1/health").status, 200);
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(daemon_->Stop(SIGTERM), 0);
+  auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(waited, std::chrono::milliseconds(2900)) << "the request was not in flight";
+  stuck.ReadUntil("\r\n\r\n", 1000);
+  EXPECT_TRUE(stuck.eof());
+}
+
 }  // namespace
 }  // namespace agt::test
