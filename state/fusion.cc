@@ -16,6 +16,14 @@ constexpr int Idx(Source s) { return static_cast<int>(s); }
 
 bool Newer(const Candidate& a, const Candidate& b) { return CompareAcross(a.key, b.key) > 0; }
 
+bool IsScreen(Source s) { return s == Source::kWrapper || s == Source::kPoller; }
+
+// Row 5's tie-break between candidates with the same state: which source
+// says that state best. A wait is the screen's (it shows the options the
+// user picks from, which a hook does not carry); anything else is a
+// lifecycle fact the hook knows and the screen only infers.
+bool SaysItBest(Source s, State state) { return NeedsAction(state) ? IsScreen(s) : !IsScreen(s); }
+
 // Row 1: a hook/notify waiting_* or error is superseded by a newer screen
 // candidate that shows something else (no hook fires when an approval is
 // granted; the screen sees the dialog go).
@@ -97,7 +105,8 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
     }
   }
 
-  // Row 5: precedence, then the newer candidate, then the source order.
+  // Row 5: precedence; equal states go to the source that says it best,
+  // then to the newer candidate, then to the source order.
   int best = -1;
   for (int i = 0; i < core::kSourceCount; ++i) {
     if (!alive[i]) continue;
@@ -109,7 +118,17 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
     const Candidate& b = *present[best];
     int pc = core::StatePrecedence(c.signal.state);
     int pb = core::StatePrecedence(b.signal.state);
-    if (pc > pb || (pc == pb && CompareAcross(c.key, b.key) > 0)) best = i;
+    if (pc != pb) {
+      if (pc > pb) best = i;
+      continue;
+    }
+    bool ci = SaysItBest(static_cast<Source>(i), c.signal.state);
+    bool bi = SaysItBest(static_cast<Source>(best), b.signal.state);
+    if (ci != bi) {
+      if (ci) best = i;
+      continue;
+    }
+    if (CompareAcross(c.key, b.key) > 0) best = i;
   }
   for (int i = 0; i < core::kSourceCount; ++i) {
     if (alive[i]) {

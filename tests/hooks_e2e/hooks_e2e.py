@@ -15,7 +15,7 @@ configuration the harness prepared:
   the pane `completed` with source HOOK.
 - claude_wrapped: the same turn under `agtmux wrap claude` with agtmuxd up: the hooks
   carry AGTMUX_RUNTIME_ID, and the pane shows waiting_approval while the dialog is up,
-  then completed from HOOK.
+  then completed from HOOK (though the PTY reports the end of the turn too).
 - codex_notify: Codex calls `agtmux hook codex-notify` at turn end -> a completed
   NOTIFY event for the pane.
 - gemini_hooks: Gemini fires the hooks `agtmux setup gemini` installed.
@@ -382,10 +382,11 @@ class HooksE2E(unittest.TestCase):
         self.assertFalse(lab.warnings, lab.warnings)
         row = poll(lambda: state_is("completed"), 30, "completed (seen %s)" % seen[-5:])
         self.assertTrue(row.get("runtime_id"), row)
-        # Both sources report the turn's end; equal states go to the newer candidate
-        # (docs/precedence.md row 5), which is usually the PTY's idle prompt, so the
-        # SOURCE column may say PTY: the hook's opinion must be there, bound to the
-        # wrapper's runtime (AGTMUX_RUNTIME_ID), and agree.
+        # Both sources report the turn's end; a tied lifecycle state goes to the hook
+        # (docs/precedence.md row 5), so the pane shows HOOK, wrapped as unwrapped. The
+        # hook's opinion is bound to the wrapper's runtime (AGTMUX_RUNTIME_ID).
+        row = poll(lambda: (lambda r: r if r and r.get("source") == "HOOK" else None)(state_is("completed")),
+                   30, "completed from HOOK (seen %s)" % seen[-5:], on_fail=lambda: lab.explain(pane))
         ex = json.loads(lab.explain(pane))
         self.assertEqual(ex["runtime"]["runtime_id"], row["runtime_id"])
         hook = [c for c in ex["candidates"] if c["source"] == "hook"]

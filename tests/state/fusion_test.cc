@@ -129,13 +129,36 @@ TEST(Fusion, Row5PrecedenceAmongTheRest) {
   EXPECT_EQ(r.verdict[I(Source::kHook)], FusionVerdict::kOutranked);
 }
 
-TEST(Fusion, TieOnStateGoesToTheNewerCandidate) {
-  Set s;
-  s.Add(Cand(Source::kHook, State::kRunning, 3)).Add(Cand(Source::kWrapper, State::kRunning, 1));
-  EXPECT_EQ(s.Run().winner, Source::kHook);
-  Set t;
-  t.Add(Cand(Source::kHook, State::kRunning, 1)).Add(Cand(Source::kWrapper, State::kRunning, 3));
-  EXPECT_EQ(t.Run().winner, Source::kWrapper);
+TEST(Fusion, ATiedLifecycleStateGoesToTheHookWhateverItsAge) {
+  // Running, completed, idle, error: the hook knows, the screen infers.
+  for (State st : {State::kRunning, State::kCompleted, State::kIdle, State::kError}) {
+    Set older_hook;
+    older_hook.Add(Cand(Source::kHook, st, 1)).Add(Cand(Source::kWrapper, st, 3));
+    FusionResult r = older_hook.Run();
+    EXPECT_EQ(r.winner, Source::kHook) << core::StateName(st);
+    EXPECT_EQ(r.verdict[I(Source::kWrapper)], FusionVerdict::kOutranked);
+    Set newer_hook;
+    newer_hook.Add(Cand(Source::kNotify, st, 3)).Add(Cand(Source::kPoller, st, 1));
+    EXPECT_EQ(newer_hook.Run().winner, Source::kNotify) << core::StateName(st);
+  }
+}
+
+TEST(Fusion, ATiedWaitGoesToTheScreenThatShowsTheOptions) {
+  for (State st : {State::kWaitingApproval, State::kWaitingInput}) {
+    Set s;
+    s.Add(Cand(Source::kHook, st, 3)).Add(Cand(Source::kWrapper, st, 1));
+    EXPECT_EQ(s.Run().winner, Source::kWrapper) << core::StateName(st);
+  }
+}
+
+TEST(Fusion, ATieWithinOneKindGoesToTheNewer) {
+  Set screens;
+  screens.Add(Cand(Source::kWrapper, State::kRunning, 1)).Add(Cand(Source::kPoller, State::kRunning, 3));
+  // (row 4 removes the older screen first)
+  EXPECT_EQ(screens.Run().winner, Source::kPoller);
+  Set hooks;
+  hooks.Add(Cand(Source::kHook, State::kCompleted, 3)).Add(Cand(Source::kNotify, State::kCompleted, 1));
+  EXPECT_EQ(hooks.Run().winner, Source::kHook);
 }
 
 TEST(Fusion, StaleCandidatesTakeNoPart) {
