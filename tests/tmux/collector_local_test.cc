@@ -193,13 +193,7 @@ TEST_F(CollectorTest, ReplayedClaudeApprovalShowsAsCapState) {
   const int n = testing::PrepareReplay(fx, dir.path(), "claude");
   ASSERT_GT(n, 3);
   // Pick the snapshot showing the permission dialog, and the idle prompt.
-  int approval = -1;
-  {
-    std::ifstream in(fx);
-    std::string line;
-    for (int i = 0; std::getline(in, line); ++i)
-      if (approval < 0 && line.find("Do you want to proceed?") != std::string::npos) approval = i;
-  }
+  const int approval = testing::FirstSnapshotWith(fx, "Do you want to proceed?");
   ASSERT_GE(approval, 0);
   tmux.Must({"new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", dir.path() + "/claude", dir.path(),
              std::to_string(approval)});

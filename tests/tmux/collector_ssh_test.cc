@@ -122,13 +122,7 @@ TEST_F(SshCollectorTest, ReplayedClaudeApprovalOverSshShowsAsCapState) {
   std::filesystem::create_directories(replay);
   const int n = testing::PrepareReplay(fx, replay, "claude");
   ASSERT_GT(n, 3);
-  int approval = -1;
-  {
-    std::ifstream in(fx);
-    std::string line;
-    for (int i = 0; std::getline(in, line); ++i)
-      if (approval < 0 && line.find("Do you want to proceed?") != std::string::npos) approval = i;
-  }
+  const int approval = testing::FirstSnapshotWith(fx, "Do you want to proceed?");
   ASSERT_GE(approval, 0);
   tmux.Must({"new-session", "-d", "-s", "remote 開発🚀", "-x", "120", "-y", "40", replay + "/claude", replay,
              std::to_string(approval)});

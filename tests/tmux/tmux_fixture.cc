@@ -107,6 +107,14 @@ void WriteScreen(const std::string& dir, int n, const std::vector<std::string>& 
   }
 }
 
+int FirstSnapshotWith(const std::string& snapshots_jsonl, const std::string& text) {
+  std::ifstream in(snapshots_jsonl);
+  std::string line;
+  for (int i = 0; std::getline(in, line); ++i)
+    if (line.find(text) != std::string::npos) return i;
+  return -1;
+}
+
 int PrepareReplay(const std::string& snapshots_jsonl, const std::string& dir,
                   const std::string& agent) {
   std::ifstream in(snapshots_jsonl);

@@ -63,6 +63,9 @@ class Loop {
 /// `<dir>/<agent>` to the replayer. Returns the snapshot count.
 int PrepareReplay(const std::string& snapshots_jsonl, const std::string& dir,
                   const std::string& agent);
+/// The index of the first snapshot in `snapshots_jsonl` whose line holds
+/// `text`, or -1.
+int FirstSnapshotWith(const std::string& snapshots_jsonl, const std::string& text);
 /// Writes a screen of plain lines as screen<N>.ans.
 void WriteScreen(const std::string& dir, int n, const std::vector<std::string>& lines);
 /// Tells the replayer in `dir` to show screen `n`.
