@@ -136,7 +136,10 @@ class PatternAnalyzer final : public Analyzer {
          cand.state == State::kUnknown);
     if (leaving_running) {
       if (leave_since_ == 0) leave_since_ = in.now;
-      TimeNs due = leave_since_ + opts_.debounce_ms * kNsPerMs;
+      const Rule* r = set_->FindRule(cand.rule_id);
+      int debounce =
+          r != nullptr && r->debounce_ms >= 0 ? r->debounce_ms : opts_.debounce_ms;
+      TimeNs due = leave_since_ + debounce * kNsPerMs;
       if (in.now < due) {
         recheck = recheck == 0 ? due : std::min(recheck, due);
         core::Signal keep = last_;

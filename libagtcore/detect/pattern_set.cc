@@ -202,7 +202,8 @@ Result<Rule> ParseRule(const toml::table& t, const Ctx& file_ctx,
   ctx.rule_id = rule.id;
   auto keys = CheckKeys(t,
                         {"id", "state", "reason", "region", "regex", "menu", "all", "any",
-                         "not", "confidence", "settle_ms", "details", "approval_type",
+                         "not", "confidence", "settle_ms", "debounce_ms", "details",
+                         "approval_type",
                          "menu_footer", "completes", "note"},
                         ctx, "a rule");
   if (!keys.ok()) return keys.error();
@@ -241,6 +242,9 @@ Result<Rule> ParseRule(const toml::table& t, const Ctx& file_ctx,
   auto settle = GetInt(t, "settle_ms", ctx, -1, -1, 60000);
   if (!settle.ok()) return settle.error();
   rule.settle_ms = static_cast<int>(*settle);
+  auto debounce = GetInt(t, "debounce_ms", ctx, -1, -1, 60000);
+  if (!debounce.ok()) return debounce.error();
+  rule.debounce_ms = static_cast<int>(*debounce);
   auto details = CompileField(t, "details", ctx, ro);
   if (!details.ok()) return details.error();
   rule.details = *details;

@@ -36,6 +36,10 @@ struct Rule {
   Condition cond;
   core::Confidence confidence = core::Confidence::kMedium;
   int settle_ms = -1;                    // -1 = the analyzer's default for the state
+  /// Leaving running for this rule's verdict waits this long instead of the
+  /// set's debounce (-1 = the set's): a marker the agent prints only when a
+  /// turn has ended needs no debounce against a frame between two spinners.
+  int debounce_ms = -1;
   std::shared_ptr<const Regex> details;  // group 1 (else the match) -> details
   std::string approval_type;  // shell, file_edit, mcp, network, plan, user_question, ...
   /// `menu_footer` in the file: replaces the set's menu footer for this

@@ -214,3 +214,52 @@ TEST(AnalyzerHold, AHoldScreenKeepsThePreviousVerdict) {
 
 }  // namespace
 }  // namespace agt::detect
+
+namespace agt::detect {
+namespace {
+
+// A rule with its own debounce_ms: a turn-end marker ends running at once,
+// while a bare idle prompt still waits out the set's debounce.
+TEST(AnalyzerDebounce, ARuleMayEndRunningWithoutTheDebounce) {
+  auto lib = std::make_shared<PatternLibrary>();
+  auto set = ParsePatternSet(
+      "[[rule]]\nid = \"x.work\"\nstate = \"running\"\nregex = 'esc to interrupt'\n"
+      "[[rule]]\nid = \"x.done\"\nstate = \"idle\"\nregex = '^Worked for '\n"
+      "confidence = \"high\"\ndebounce_ms = 0\n"
+      "[[rule]]\nid = \"x.idle\"\nstate = \"idle\"\nregex = '^> '\n",
+      "x.toml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->FindRule("x.done")->debounce_ms, 0);
+  EXPECT_EQ(set->FindRule("x.idle")->debounce_ms, -1);
+  set->name = "x";
+  lib->Put(std::move(set).value());
+  auto a = CreateAnalyzer(lib, "x");
+  Screen s;
+  AnalyzerInput in;
+  in.screen = &s;
+  auto at = [&](int64_t ms, std::vector<std::string> lines) {
+    s.lines = std::move(lines);
+    in.now = ms * core::kNsPerMs;
+    return a->Analyze(in);
+  };
+  EXPECT_EQ(at(1000, {"x", "esc to interrupt"}).signal.state, core::State::kRunning);
+  Verdict done = at(1100, {"Worked for 3s", "> "});
+  EXPECT_EQ(done.signal.state, core::State::kCompleted);
+  EXPECT_EQ(done.signal.rule_id, "x.done");
+
+  EXPECT_EQ(at(2000, {"x", "esc to interrupt"}).signal.state, core::State::kRunning);
+  Verdict quiet = at(2100, {"x", "> "});
+  EXPECT_EQ(quiet.signal.state, core::State::kRunning);  // the set's 300 ms debounce
+  EXPECT_EQ(quiet.recheck_at, 2400 * core::kNsPerMs);
+  EXPECT_EQ(at(2400, {"x", "> "}).signal.state, core::State::kCompleted);
+}
+
+TEST(AnalyzerDebounce, DebounceMsIsCheckedLikeSettleMs) {
+  auto bad = ParsePatternSet(
+      "[[rule]]\nid = \"x.done\"\nstate = \"idle\"\nregex = 'x'\ndebounce_ms = \"0\"\n",
+      "x.toml");
+  EXPECT_FALSE(bad.ok());
+}
+
+}  // namespace
+}  // namespace agt::detect
