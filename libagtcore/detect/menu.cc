@@ -151,6 +151,7 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
   // The last run 1, 2, ..., k (k >= 2) with small gaps between options.
   int run_end = -1;
   int run_begin = -1;
+  bool run_scrolled = false;
   for (int i = static_cast<int>(opts.size()) - 1; i >= 0 && run_end < 0; --i) {
     // Walk back from opts[i] while numbers go down by one.
     int j = i;
@@ -172,6 +173,7 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
     if ((opts[static_cast<size_t>(j)].number == 1 || scrolled) && i > j) {
       run_begin = j;
       run_end = i;
+      run_scrolled = scrolled;
     }
   }
   if (run_end < 0) return fail("no consecutive options numbered from 1");
@@ -194,6 +196,7 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
                 std::to_string(cursors) + " cursor glyphs (need exactly 1)");
   menu.multi_select = boxed >= 2;
   menu.first_number = opts[static_cast<size_t>(run_begin)].number;
+  menu.scrolled = run_scrolled;
   menu.first_row = opts[static_cast<size_t>(run_begin)].row;
   menu.last_row = opts[static_cast<size_t>(run_end)].row;
 

@@ -37,6 +37,7 @@ struct Menu {
   std::vector<std::string> choices;  // labels, without numbers, boxes or hints
   int cursor_position = 0;           // 1-based, the number shown on the cursor row
   int first_number = 1;              // > 1 when a scrolled list hides its top
+  bool scrolled = false;             // the style's scroll marker sits above the options
   bool multi_select = false;
   std::string question;  // the row above option 1 (trimmed)
   int first_row = 0;     // index into the lines given

@@ -6,6 +6,7 @@
 // running is a completed turn. Silence alone never means completed.
 #include "libagtcore/detect/pattern_analyzer.h"
 
+#include <map>
 #include <mutex>
 
 #include "libagtcore/redact.h"
@@ -91,6 +92,7 @@ class PatternAnalyzer final : public Analyzer {
     }
     ScreenReading reading = ReadScreen(*set_, in);
     core::Signal cand = Candidate(reading, in);
+    JoinScrolledList(reading, &cand);
     TimeNs recheck = 0;
 
     // Activity ends by itself: look again when its window closes.
@@ -170,6 +172,45 @@ class PatternAnalyzer final : public Analyzer {
     return true;
   }
 
+  // A scrolling list (Gemini's ask_user shows three options at a time, with
+  // "▲"/"▼") never shows all of its options at once. While the same question
+  // stays open, the options seen in earlier frames are joined by their
+  // numbers, so `choices` is the list from option 1 as far as it has been
+  // seen and `cursor_position` indexes it (a window alone would report
+  // cursor 4 with three choices). A label that changes under its number is
+  // another list: start again.
+  void JoinScrolledList(const ScreenReading& reading, core::Signal* cand) {
+    if (!IsWaiting(cand->state)) {
+      list_.clear();
+      list_key_.clear();
+      return;
+    }
+    const RuleMatch* best = reading.best ? &*reading.best : nullptr;
+    if (best == nullptr || best->rule->id != cand->rule_id || best->scrolled_first <= 0)
+      return;
+    std::vector<std::string>& choices = cand->detail.choices;
+    std::string key = cand->rule_id + '\n' + cand->detail.details +
+                      (cand->detail.multi_select ? "\nmulti" : "");
+    if (key != list_key_) {
+      list_.clear();
+      list_key_ = key;
+    }
+    for (size_t i = 0; i < choices.size(); ++i) {
+      auto it = list_.find(best->scrolled_first + static_cast<int>(i));
+      if (it != list_.end() && it->second != choices[i]) {
+        list_.clear();
+        break;
+      }
+    }
+    for (size_t i = 0; i < choices.size(); ++i)
+      list_[best->scrolled_first + static_cast<int>(i)] = choices[i];
+    if (list_.count(1) == 0) return;  // the top was never seen: the window it is
+    std::vector<std::string> joined;
+    for (int n = 1; list_.count(n) != 0; ++n) joined.push_back(list_[n]);
+    const size_t visible_end = static_cast<size_t>(best->scrolled_first - 1) + choices.size();
+    if (joined.size() >= visible_end) choices = std::move(joined);
+  }
+
   core::Signal Candidate(const ScreenReading& reading, const AnalyzerInput& in) const {
     const RuleMatch* best = reading.best ? &*reading.best : nullptr;
     State bs = best != nullptr ? best->rule->state : State::kUnknown;
@@ -205,6 +246,8 @@ class PatternAnalyzer final : public Analyzer {
   TimeNs pending_since_ = 0;
   TimeNs leave_since_ = 0;
   bool worked_ = false;  // a running rule matched since the last idle/waiting
+  std::map<int, std::string> list_;  // a scrolling list's options seen, by number
+  std::string list_key_;             // which list: rule, question, multi-select
 };
 
 }  // namespace

@@ -147,6 +147,7 @@ std::optional<RuleMatch> MatchRule(const Rule& rule, const MenuStyle& style,
     m.detail.cursor_position = st.menu->cursor_position;
     m.detail.multi_select = st.menu->multi_select;
     m.detail.details = st.menu->question;
+    if (st.menu->scrolled) m.scrolled_first = st.menu->first_number;
     if (m.evidence.empty()) m.evidence = st.menu->question;
   }
   if (rule.details) {

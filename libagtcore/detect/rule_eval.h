@@ -16,6 +16,10 @@ struct RuleMatch {
   std::string evidence;        // the row the rule's first positive test matched
   int evidence_row = -1;       // its screen row, -1 off-screen (title, stream)
   core::WaitingDetail detail;  // filled for rules with a menu or extractions
+  /// For a menu in a scrolling list (Menu::scrolled): the number of
+  /// detail.choices[0]; 0 otherwise. The analyzer joins what it saw of the
+  /// list across frames.
+  int scrolled_first = 0;
 };
 
 /// One screen seen through regions; cuts each region once.

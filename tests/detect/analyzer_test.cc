@@ -263,3 +263,57 @@ TEST(AnalyzerDebounce, DebounceMsIsCheckedLikeSettleMs) {
 
 }  // namespace
 }  // namespace agt::detect
+
+namespace agt::detect {
+namespace {
+
+// A scrolling list's options are joined across frames while the question
+// stays open, so choices run from option 1 and the cursor indexes them.
+TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
+  auto lib = std::make_shared<PatternLibrary>();
+  auto set = ParsePatternSet(
+      "[menu]\ncursor = [\"●\"]\nfooter = 'Enter to select'\nscroll_marker = \"▲\"\n"
+      "[[rule]]\nid = \"x.q\"\nstate = \"waiting_input\"\nregex = 'Answer Questions'\n"
+      "menu = true\napproval_type = \"user_question\"\nsettle_ms = 0\n"
+      "[[rule]]\nid = \"x.idle\"\nstate = \"idle\"\nregex = '^> '\n",
+      "x.toml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  set->name = "x";
+  lib->Put(std::move(set).value());
+  auto a = CreateAnalyzer(lib, "x");
+  Screen s;
+  AnalyzerInput in;
+  in.screen = &s;
+  auto frame = [](std::string question, std::vector<std::string> opts) {
+    std::vector<std::string> l = {"│ Answer Questions", "│ " + question, "│ ▲"};
+    l.insert(l.end(), opts.begin(), opts.end());
+    l.insert(l.end(), {"│ ▼", "│ Enter to select · Esc to cancel"});
+    return l;
+  };
+  s.lines = frame("Which?", {"│ ● 1. A", "│   2. B", "│   3. C"});
+  Verdict v = a->Analyze(in);
+  EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"A", "B", "C"}));
+  s.lines = frame("Which?", {"│   2. B", "│   3. C", "│ ● 4. D"});
+  v = a->Analyze(in);
+  EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"A", "B", "C", "D"}));
+  EXPECT_EQ(v.signal.detail.cursor_position, 4);
+  // Back up: the options below the window stay known.
+  s.lines = frame("Which?", {"│ ● 1. A", "│   2. B", "│   3. C"});
+  v = a->Analyze(in);
+  EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"A", "B", "C", "D"}));
+  EXPECT_EQ(v.signal.detail.cursor_position, 1);
+  // The dialog closes; the next list starts from nothing.
+  s.lines = {"> "};
+  EXPECT_EQ(a->Analyze(in).signal.state, core::State::kIdle);
+  s.lines = frame("Which?", {"│ ● 1. A", "│   2. B", "│   3. C"});
+  EXPECT_EQ(a->Analyze(in).signal.detail.choices, (std::vector<std::string>{"A", "B", "C"}));
+  // A window whose top was never seen is reported as it is.
+  s.lines = {"> "};
+  a->Analyze(in);
+  s.lines = frame("Other?", {"│   2. Q", "│ ● 3. R", "│   4. S"});
+  v = a->Analyze(in);
+  EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"Q", "R", "S"}));
+}
+
+}  // namespace
+}  // namespace agt::detect
