@@ -207,7 +207,8 @@ class PatternAnalyzer final : public Analyzer {
     if (list_.count(1) == 0) return;  // the top was never seen: the window it is
     std::vector<std::string> joined;
     for (int n = 1; list_.count(n) != 0; ++n) joined.push_back(list_[n]);
-    const size_t visible_end = static_cast<size_t>(best->scrolled_first - 1) + choices.size();
+    const size_t visible_end =
+        static_cast<size_t>(best->scrolled_first - 1) + choices.size();
     if (joined.size() >= visible_end) choices = std::move(joined);
   }
 
@@ -245,7 +246,7 @@ class PatternAnalyzer final : public Analyzer {
   std::string pending_rule_;
   TimeNs pending_since_ = 0;
   TimeNs leave_since_ = 0;
-  bool worked_ = false;  // a running rule matched since the last idle/waiting
+  bool worked_ = false;              // a running rule matched since the last idle/waiting
   std::map<int, std::string> list_;  // a scrolling list's options seen, by number
   std::string list_key_;             // which list: rule, question, multi-select
 };

@@ -203,8 +203,7 @@ Result<Rule> ParseRule(const toml::table& t, const Ctx& file_ctx,
   auto keys = CheckKeys(t,
                         {"id", "state", "reason", "region", "regex", "menu", "all", "any",
                          "not", "confidence", "settle_ms", "debounce_ms", "details",
-                         "approval_type",
-                         "menu_footer", "completes", "note"},
+                         "approval_type", "menu_footer", "completes", "note"},
                         ctx, "a rule");
   if (!keys.ok()) return keys.error();
 

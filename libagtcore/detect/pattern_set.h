@@ -35,7 +35,7 @@ struct Rule {
   Region region;
   Condition cond;
   core::Confidence confidence = core::Confidence::kMedium;
-  int settle_ms = -1;                    // -1 = the analyzer's default for the state
+  int settle_ms = -1;  // -1 = the analyzer's default for the state
   /// Leaving running for this rule's verdict waits this long instead of the
   /// set's debounce (-1 = the set's): a marker the agent prints only when a
   /// turn has ended needs no debounce against a frame between two spinners.

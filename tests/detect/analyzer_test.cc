@@ -306,7 +306,8 @@ TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
   s.lines = {"> "};
   EXPECT_EQ(a->Analyze(in).signal.state, core::State::kIdle);
   s.lines = frame("Which?", {"│ ● 1. A", "│   2. B", "│   3. C"});
-  EXPECT_EQ(a->Analyze(in).signal.detail.choices, (std::vector<std::string>{"A", "B", "C"}));
+  EXPECT_EQ(a->Analyze(in).signal.detail.choices,
+            (std::vector<std::string>{"A", "B", "C"}));
   // A window whose top was never seen is reported as it is.
   s.lines = {"> "};
   a->Analyze(in);

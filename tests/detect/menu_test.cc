@@ -157,27 +157,38 @@ namespace {
 TEST(Menu, ScrolledListSaysWhereItsWindowStarts) {
   MenuStyle s;
   s.cursor_glyphs = {"●"};
-  s.footer = std::make_shared<const Regex>(std::move(Regex::Compile("Enter to select")).value());
+  s.footer =
+      std::make_shared<const Regex>(std::move(Regex::Compile("Enter to select")).value());
   s.scroll_marker = "▲";
-  std::vector<std::string> top = {
-      "│ Which checks should the CI job run?", "│", "│ ▲", "│ ● 1. [ ] Unit tests",
-      "│   2. [ ] Lint", "│   3. [ ] Type check", "│ ▼", "│ Enter to select · Esc to cancel"};
+  std::vector<std::string> top = {"│ Which checks should the CI job run?",
+                                  "│",
+                                  "│ ▲",
+                                  "│ ● 1. [ ] Unit tests",
+                                  "│   2. [ ] Lint",
+                                  "│   3. [ ] Type check",
+                                  "│ ▼",
+                                  "│ Enter to select · Esc to cancel"};
   std::vector<std::string_view> tv(top.begin(), top.end());
   auto a = FindMenu(tv, s);
   ASSERT_TRUE(a.has_value());
   EXPECT_TRUE(a->scrolled);
   EXPECT_EQ(a->first_number, 1);
-  std::vector<std::string> down = {
-      "│ Which checks should the CI job run?", "│", "│ ▲", "│   2. [x] Lint",
-      "│   3. [ ] Type check", "│ ● 4. [ ] All of the above", "│ ▼",
-      "│ Enter to select · Esc to cancel"};
+  std::vector<std::string> down = {"│ Which checks should the CI job run?",
+                                   "│",
+                                   "│ ▲",
+                                   "│   2. [x] Lint",
+                                   "│   3. [ ] Type check",
+                                   "│ ● 4. [ ] All of the above",
+                                   "│ ▼",
+                                   "│ Enter to select · Esc to cancel"};
   std::vector<std::string_view> dv(down.begin(), down.end());
   auto b = FindMenu(dv, s);
   ASSERT_TRUE(b.has_value());
   EXPECT_TRUE(b->scrolled);
   EXPECT_EQ(b->first_number, 2);
   EXPECT_EQ(b->cursor_position, 4);
-  EXPECT_EQ(b->choices, (std::vector<std::string>{"Lint", "Type check", "All of the above"}));
+  EXPECT_EQ(b->choices,
+            (std::vector<std::string>{"Lint", "Type check", "All of the above"}));
   // Without the marker a list is not scrolled.
   std::vector<std::string> plain = {"Do you want to proceed?", "● 1. Yes", "  2. No",
                                     "Enter to select"};
