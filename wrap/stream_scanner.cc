@@ -7,11 +7,43 @@
 
 #include <charconv>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace agt::wrap {
 namespace {
 
 constexpr char kEsc = 0x1b;
 constexpr char kBel = 0x07;
+
+/// True for a byte that belongs to a text run: printable ASCII, a byte of
+/// a UTF-8 sequence, LF or TAB (everything but the other C0 controls and DEL).
+constexpr bool IsText(unsigned char v) { return (v >= 0x20 && v != 0x7f) || v == '\n' || v == '\t'; }
+
+/// The end of the text run that starts at `i` in `s` (the first byte that
+/// is not text, or s.size()). Bulk output is mostly text, so this loop is
+/// the scanner's hot path: 16 bytes at a time where SSE2 is there.
+size_t TextRunEnd(std::string_view s, size_t i) {
+  const size_t n = s.size();
+#ifdef __SSE2__
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const __m128i c1f = _mm_set1_epi8(0x1f);
+  const __m128i lf = _mm_set1_epi8('\n');
+  const __m128i tab = _mm_set1_epi8('\t');
+  const __m128i del = _mm_set1_epi8(0x7f);
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i c0 = _mm_cmpeq_epi8(_mm_max_epu8(v, c1f), c1f);  // v <= 0x1f
+    const __m128i ok = _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, tab));
+    const __m128i stop = _mm_or_si128(_mm_andnot_si128(ok, c0), _mm_cmpeq_epi8(v, del));
+    const int mask = _mm_movemask_epi8(stop);
+    if (mask != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+#endif
+  while (i < n && IsText(static_cast<unsigned char>(s[i]))) ++i;
+  return i;
+}
 
 bool ParseInt(std::string_view s, int* out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
@@ -84,14 +116,9 @@ bool StreamScanner::Feed(std::string_view bytes, core::TimeNs now) {
   for (size_t i = 0; i < bytes.size(); ++i) {
     const char c = bytes[i];
     const auto u = static_cast<unsigned char>(c);
-    if (st_ == St::kGround && (u >= 0x20 || c == '\n' || c == '\t') && u != 0x7f) {
+    if (st_ == St::kGround && IsText(u)) {
       // Fast path: a run of text goes to the recent output in one append.
-      size_t j = i + 1;
-      while (j < bytes.size()) {
-        const auto v = static_cast<unsigned char>(bytes[j]);
-        if ((v < 0x20 && v != '\n' && v != '\t') || v == 0x7f) break;
-        ++j;
-      }
+      const size_t j = TextRunEnd(bytes, i + 1);
       AddText(bytes.substr(i, j - i));
       i = j - 1;
       continue;

@@ -54,6 +54,33 @@ TEST(StreamScanner, ByteAtATime) {
   ExpectAllSignals(s);
 }
 
+// Long reads take the 16-bytes-at-a-time text path, single bytes the plain
+// one: on any mix of text, controls and sequences the two must agree.
+TEST(StreamScanner, BulkTextPathMatchesByteAtATime) {
+  std::string stream;
+  uint32_t x = 12345;
+  auto next = [&x] { return x = x * 1103515245u + 12345u, (x >> 16) & 0x7fff; };
+  const char* pieces[] = {"\x1b[32m", "\x1b[0m", "\x1b]0;t\x07", "\a", "\r\n", "\t",
+                          "\x7f", "\x1b]9;n\x1b\\", "\xe2\x9c\x93", "\x01", "\x1f"};
+  while (stream.size() < 3000) {
+    if (next() % 4 == 0) {
+      stream += pieces[next() % (sizeof pieces / sizeof pieces[0])];
+    } else {
+      const size_t run = next() % 40;
+      for (size_t i = 0; i < run; ++i) stream.push_back(static_cast<char>(0x20 + next() % 0x60));
+    }
+  }
+  StreamScanner whole;
+  StreamScanner bytewise;
+  whole.Feed(stream, 1);
+  for (char c : stream) bytewise.Feed(std::string_view(&c, 1), 1);
+  EXPECT_EQ(whole.recent_output(), bytewise.recent_output());
+  EXPECT_EQ(whole.signals().title, bytewise.signals().title);
+  EXPECT_EQ(whole.signals().notification, bytewise.signals().notification);
+  EXPECT_EQ(whole.signals().bel_count, bytewise.signals().bel_count);
+  EXPECT_GT(whole.signals().bel_count, 0);
+}
+
 TEST(StreamScanner, TitleTimesFollowTheReadThatEndedIt) {
   StreamScanner s;
   s.Feed("\x1b]0;ab", 10);
