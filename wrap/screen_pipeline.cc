@@ -3,6 +3,7 @@
 // analysis is due and something was drawn since the last render.
 #include "wrap/screen_pipeline.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace agt::wrap {
@@ -41,17 +42,37 @@ void ScreenPipeline::OnOutput(std::string_view bytes, core::TimeNs now) {
       bytes = {};
     }
   }
-  if (flooding_ && !bytes.empty()) {
-    if (bytes.size() >= opts_.flood_tail) {
-      flood_tail_.assign(bytes.substr(bytes.size() - opts_.flood_tail));
-    } else {
-      flood_tail_.append(bytes);
-      if (flood_tail_.size() > 2 * opts_.flood_tail)
-        flood_tail_.erase(0, flood_tail_.size() - opts_.flood_tail);
-    }
-  }
+  if (flooding_ && !bytes.empty()) KeepTail(bytes);
   last_output_ = now;
   if (pending_ == 0) pending_ = now + opts_.analysis_delay;
+}
+
+void ScreenPipeline::KeepTail(std::string_view bytes) {
+  // A ring of the last flood_tail bytes: each byte of a flood is copied
+  // once, never moved again (this runs for every read of a bulk output).
+  const size_t cap = opts_.flood_tail;
+  if (cap == 0) return;
+  if (flood_ring_.size() != cap) {
+    flood_ring_.assign(cap, '\0');
+    ring_head_ = 0;
+    ring_len_ = 0;
+  }
+  if (bytes.size() >= cap) {
+    bytes.remove_prefix(bytes.size() - cap);
+    std::memcpy(flood_ring_.data(), bytes.data(), cap);
+    ring_head_ = 0;
+    ring_len_ = cap;
+    return;
+  }
+  const size_t end = (ring_head_ + ring_len_) % cap;
+  const size_t first = std::min(bytes.size(), cap - end);
+  std::memcpy(flood_ring_.data() + end, bytes.data(), first);
+  std::memcpy(flood_ring_.data(), bytes.data() + first, bytes.size() - first);
+  ring_len_ += bytes.size();
+  if (ring_len_ > cap) {
+    ring_head_ = (ring_head_ + ring_len_ - cap) % cap;
+    ring_len_ = cap;
+  }
 }
 
 void ScreenPipeline::OnInput(core::TimeNs now) {
@@ -73,10 +94,15 @@ void ScreenPipeline::CatchUp() {
   window_lines_ = 0;
   if (!flooding_) return;
   flooding_ = false;
+  flood_tail_.clear();
+  const size_t first = std::min(ring_len_, flood_ring_.size() - ring_head_);
+  flood_tail_.append(flood_ring_, ring_head_, first);
+  flood_tail_.append(flood_ring_, 0, ring_len_ - first);
+  ring_head_ = 0;
+  ring_len_ = 0;
   // Start at a line start, so the tail does not begin inside an escape
   // sequence or a glyph; a tail with no newline is fed as it is.
   std::string_view tail = flood_tail_;
-  if (tail.size() > opts_.flood_tail) tail.remove_prefix(tail.size() - opts_.flood_tail);
   // Only the lines that can still be on screen: every earlier line would
   // cost a whole-screen scroll for nothing.
   size_t start = tail.size();

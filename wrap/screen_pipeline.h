@@ -77,9 +77,13 @@ class ScreenPipeline {
   bool reported_ = false;
   int window_lines_ = 0;       // newlines drawn since the last analysis
   bool flooding_ = false;
-  std::string flood_tail_;     // the newest output while flooding
+  std::string flood_ring_;     // the newest output while flooding: a ring
+  size_t ring_head_ = 0;       // of flood_tail bytes, oldest at ring_head_
+  size_t ring_len_ = 0;
+  std::string flood_tail_;     // the ring in order, at catch-up
   core::Signal last_;
 
+  void KeepTail(std::string_view bytes);
   void CatchUp();
 };
 

@@ -130,5 +130,30 @@ TEST(ScreenPipeline, FloodShowsTheNewestLinesAndKeepsEverySignal) {
   EXPECT_EQ(p.Snapshot().lines[3], "after");
 }
 
+// The flood's tail is kept in a ring: reads of any size, wrapping it at any
+// offset, must leave the same screen as the whole flood in one read.
+TEST(ScreenPipeline, FloodTailIsTheSameWhateverTheReadSizes) {
+  ScreenPipelineOptions o;
+  o.rows = 5;
+  o.cols = 40;
+  o.flood_tail = 100;
+  std::string flood;
+  for (int i = 0; i < 1000; ++i) flood += "line " + std::to_string(i) + " \xe2\x9c\x93\r\n";
+  flood += "partial";
+  ScreenPipeline whole(o, std::make_unique<ActivityAnalyzer>());
+  whole.OnOutput(flood, 1000 * kMs);
+  (void)whole.Analyze(1030 * kMs);
+  const std::vector<std::string> want = whole.Snapshot().lines;
+  EXPECT_EQ(want[4], "partial");
+  for (size_t step : {1u, 7u, 99u, 100u, 101u, 250u}) {
+    ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
+    for (size_t i = 0; i < flood.size(); i += step)
+      p.OnOutput(std::string_view(flood).substr(i, step), 1000 * kMs);
+    (void)p.Analyze(1030 * kMs);
+    SCOPED_TRACE("reads of " + std::to_string(step));
+    EXPECT_EQ(p.Snapshot().lines, want);
+  }
+}
+
 }  // namespace
 }  // namespace agt::wrap
