@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <vector>
 
@@ -127,8 +129,16 @@ void TmuxControlClient::Spawn() {
   c->in.data = c->out.data = c->process.data = c;
   c->open = 2;
 
-  std::vector<std::string> args = {options_.tmux_bin, "-S", options_.socket_path, "-C",
-                                   "attach-session", "-f", "ignore-size"};
+  // When agtmuxd dies without stopping us (kill -9, a crash), tmux keeps the
+  // orphaned control client attached to the server for good: it does not
+  // notice that the other end of its stdin is gone, and the server then
+  // cannot even finish a kill-server. setpriv (util-linux) has the kernel
+  // send it SIGTERM when its parent goes.
+  static const bool have_setpriv = ::access("/usr/bin/setpriv", X_OK) == 0;
+  std::vector<std::string> args;
+  if (have_setpriv) args = {"/usr/bin/setpriv", "--pdeathsig", "TERM", "--"};
+  args.insert(args.end(), {options_.tmux_bin, "-S", options_.socket_path, "-C", "attach-session", "-f",
+                           "ignore-size"});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

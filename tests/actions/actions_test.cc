@@ -32,6 +32,7 @@ class ActionsTest : public ::testing::Test {
     log_ = env_.root + "/agent.log";
     ASSERT_EQ(Tmux({"new-session", "-d", "-s", "work", "-x", "120", "-y", "30", std::string(FAKE_AGENT) + " " + log_})
                   .status, 0);
+    server_pid_ = std::stoi(Trim(Tmux({"display-message", "-p", "#{pid}"}).out));
     pane_ = Trim(Tmux({"display-message", "-p", "-t", "work", "#{pane_id}"}).out);
     window_ = Trim(Tmux({"display-message", "-p", "-t", "work", "#{window_id}"}).out);
     agent_pid_ = Trim(Tmux({"display-message", "-p", "-t", "work", "#{pane_pid}"}).out);
@@ -48,6 +49,9 @@ class ActionsTest : public ::testing::Test {
   void TearDown() override {
     daemon_.reset();
     Tmux({"kill-server"});
+    // The server this test started must not outlive it, even when
+    // kill-server did not reach it.
+    if (server_pid_ > 0 && kill(server_pid_, 0) == 0) kill(server_pid_, SIGKILL);
   }
 
   static std::string Trim(std::string s) {
@@ -125,6 +129,7 @@ class ActionsTest : public ::testing::Test {
   std::unique_ptr<Daemon> daemon_;
   std::string sock_, log_, pane_, window_, agent_pid_, ref_;
   std::string runtime_ = "rt-actions-aaaaaaaaaaaa";
+  pid_t server_pid_ = -1;
 };
 
 TEST_F(ActionsTest, SendTextIsLiteralAndEnterIsSeparate) {

@@ -5,7 +5,11 @@
 // and `agtmux list` aligns a CJK + emoji session name by display width.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "cli/table.h"
 #include "tests/agg/daemon_harness.h"
@@ -176,6 +180,60 @@ TEST_F(TmuxTest, AnSshTargetsPanesAppearInTheList) {
   auto bad = env_.Run({AGTMUX_BIN, "target", "add", "vm2", "--kind", "ssh", "--ssh-target", "dev@host:99999"});
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("port"), std::string::npos) << bad.err;
+}
+
+/// Processes whose command line holds every one of `parts` (read with
+/// open/read: a process may be gone by the time it is read).
+std::vector<pid_t> ProcessesWith(const std::vector<std::string>& parts) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    int fd = open(("/proc/" + name + "/cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    std::string cmd;
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) cmd.append(buf, static_cast<size_t>(n));
+    close(fd);
+    bool all = !cmd.empty();
+    for (const auto& p : parts) all = all && cmd.find(p) != std::string::npos;
+    if (all) out.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  return out;
+}
+
+TEST_F(TmuxTest, AKilledDaemonLeavesNoControlClientBehind) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "work"}).status, 0);
+  auto add = daemon_->Call("POST", "/v1/targets",
+                           "{\"name\":\"lab\",\"kind\":\"local\",\"tmux_socket\":\"" + socket_ + "\"}");
+  ASSERT_TRUE(add.ok());
+  ASSERT_EQ(add->status, 201) << add->body;
+  std::string window = Tmux({"display-message", "-p", "-t", "work", "#{window_id}"}).out;
+  std::string pane = Tmux({"display-message", "-p", "-t", "work", "#{pane_id}"}).out;
+  window.pop_back();
+  pane.pop_back();
+  const std::vector<std::string> client = {socket_, std::string("-C\0", 3) + "attach-session"};
+  // A few rounds: without a parent-death signal the orphaned client lingered
+  // in some of them (seen after the daemon had run actions).
+  for (int round = 0; round < 3; ++round) {
+    if (!daemon_) {
+      daemon_ = std::make_unique<Daemon>(env_, std::vector<std::string>{});
+      ASSERT_TRUE(daemon_->WaitReady());  // the lab target comes back from targets.json
+    }
+    ASSERT_TRUE(PollUntil([&] { return ProcessesWith(client).size() == 1; }, 10000)) << "no control client";
+    ASSERT_TRUE(PollUntil([&] { return PaneCount() == 1; }, 10000)) << "the pane was not observed";
+    auto sent = daemon_->Call("POST", "/v1/actions/send", "{\"ref\":\"pane:lab/work/" + window + "/" + pane +
+                                                              "\",\"text\":\"echo hi\",\"enter\":true}");
+    ASSERT_TRUE(sent.ok());
+    ASSERT_EQ(sent->status, 200) << sent->body;
+    daemon_.reset();  // SIGKILL: no chance to stop its children
+    ASSERT_TRUE(PollUntil([&] { return ProcessesWith(client).empty(); }, 5000))
+        << "round " << round << ": the daemon's tmux -C client outlived it";
+  }
+  // ...so the server can be killed, and goes.
+  ASSERT_EQ(Tmux({"kill-server"}).status, 0);
+  EXPECT_TRUE(PollUntil([&] { return Tmux({"list-sessions"}).status != 0; }, 5000));
 }
 
 }  // namespace
