@@ -26,11 +26,12 @@ struct ViewArgs {
   ActionGuards guards;
 };
 
-/// analyze.toml: --patterns, else the copy in the source tree.
+/// analyze.toml: --patterns, else the one in the pattern directory
+/// ($AGTMUX_PATTERNS_DIR, the source tree, or the installed data dir).
 core::Result<detect::LogRules> LoadRules(const std::string& explicit_path) {
   std::vector<std::string> candidates;
   if (!explicit_path.empty()) candidates.push_back(explicit_path);
-  candidates.push_back(std::string(AGTMUX_SOURCE_PATTERNS_DIR) + "/analyze.toml");
+  candidates.push_back(detect::DefaultPatternsDir() + "/analyze.toml");
   for (const auto& p : candidates) {
     auto text = detect::ReadTextFile(p);
     if (!text) {

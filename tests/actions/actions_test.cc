@@ -284,6 +284,17 @@ TEST_F(ActionsTest, ViewOutputAndWait) {
   auto view = Cli({"view-output", ref_, "--lines", "50"});
   ASSERT_EQ(view.status, 0) << view.err;
   EXPECT_NE(view.out.find("GOT please finish"), std::string::npos) << view.out;
+  // --analyze classifies what the pane shows with patterns/analyze.toml.
+  auto clean = Cli({"view-output", ref_, "--analyze"});
+  EXPECT_EQ(clean.status, 0) << clean.out << clean.err;
+  EXPECT_EQ(clean.out.rfind("verdict  ", 0), 0u) << clean.out;
+  EXPECT_EQ(clean.out.find("failure"), std::string::npos) << clean.out;
+  auto sent = Cli({"send", ref_, "--text", "3 failed, 9 passed", "--enter"});
+  ASSERT_EQ(sent.status, 0) << sent.err;
+  ASSERT_TRUE(PollUntil([&] { return Log().find("MSG 3 failed") != std::string::npos; }));
+  auto failed = Cli({"view-output", ref_, "--analyze"});
+  EXPECT_EQ(failed.status, 1) << failed.out << failed.err;
+  EXPECT_EQ(failed.out.rfind("verdict  failure\n", 0), 0u) << failed.out;
 }
 
 constexpr const char* kApprovalChoices =
