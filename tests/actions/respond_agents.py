@@ -18,7 +18,6 @@ scenario's own keys, and checks what the agent did with the answer:
 
 Exit status 77 when the agent CLIs are not installed. Python 3 standard library only.
 """
-import argparse
 import json
 import os
 import shutil
@@ -141,25 +140,5 @@ class RespondAgents(unittest.TestCase):
         lab.step({"do": "exit"})
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--agtmux", required=True)
-    ap.add_argument("--agtmuxd", required=True)
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("-v", "--verbose", action="store_true")
-    ap.add_argument("-k", action="append", default=[], help="only tests whose name contains this")
-    a = ap.parse_args()
-    OPTS.agtmux, OPTS.agtmuxd = os.path.abspath(a.agtmux), os.path.abspath(a.agtmuxd)
-    OPTS.keep, OPTS.verbose = a.keep, a.verbose
-    if not all(os.path.exists(os.path.join(e2e.harness.BIN, x)) for x in ("claude", "codex")):
-        print("agent CLIs not installed in %s (run tests/agents/install-agents.sh)" % e2e.harness.BIN)
-        sys.exit(77)
-    loader = unittest.TestLoader()
-    if a.k:
-        loader.testNamePatterns = ["*%s*" % k for k in a.k]
-    res = unittest.TextTestRunner(verbosity=2).run(loader.loadTestsFromTestCase(RespondAgents))
-    sys.exit(0 if res.wasSuccessful() else 1)
-
-
 if __name__ == "__main__":
-    main()
+    e2e.run_tests(RespondAgents, __doc__, agents=("claude", "codex"))

@@ -489,28 +489,42 @@ class HooksE2E(unittest.TestCase):
         lab.step({"do": "exit"})
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def run_tests(case, doc, agents=("claude", "codex", "gemini"), add_args=None, configure=None):
+    """The command line every agent e2e script shares: --agtmux, --agtmuxd, --keep,
+    -v, -k (plus what `add_args` adds, handed to `configure`); exits 77 when the
+    agent CLIs are not installed, else runs `case`."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agtmux", required=True)
     ap.add_argument("--agtmuxd", required=True)
     ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--save-payloads", help="copy the real hook payloads under DIR/<agent>/<version>/hooks/")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("-k", action="append", default=[], help="only tests whose name contains this")
+    if add_args:
+        add_args(ap)
     a = ap.parse_args()
     OPTS.agtmux, OPTS.agtmuxd = os.path.abspath(a.agtmux), os.path.abspath(a.agtmuxd)
     OPTS.keep, OPTS.verbose = a.keep, a.verbose
-    global SAVE_PAYLOADS
-    SAVE_PAYLOADS = a.save_payloads
-    if not all(os.path.exists(os.path.join(harness.BIN, x)) for x in ("claude", "codex", "gemini")):
+    if configure:
+        configure(a)
+    if not all(os.path.exists(os.path.join(harness.BIN, x)) for x in agents):
         print("agent CLIs not installed in %s (run tests/agents/install-agents.sh)" % harness.BIN)
         sys.exit(77)
     loader = unittest.TestLoader()
     if a.k:
         loader.testNamePatterns = ["*%s*" % k for k in a.k]
-    suite = loader.loadTestsFromTestCase(HooksE2E)
-    res = unittest.TextTestRunner(verbosity=2).run(suite)
+    res = unittest.TextTestRunner(verbosity=2).run(loader.loadTestsFromTestCase(case))
     sys.exit(0 if res.wasSuccessful() else 1)
+
+
+def main():
+    def payloads(ap):
+        ap.add_argument("--save-payloads", help="copy the real hook payloads under DIR/<agent>/<version>/hooks/")
+
+    def keep_payloads(a):
+        global SAVE_PAYLOADS
+        SAVE_PAYLOADS = a.save_payloads
+
+    run_tests(HooksE2E, __doc__, add_args=payloads, configure=keep_payloads)
 
 
 if __name__ == "__main__":
