@@ -21,6 +21,7 @@
 #include <random>
 
 #include "libagtcore/net/unique_fd.h"
+#include "libagtcore/shell.h"
 
 namespace agt::agg {
 namespace {
@@ -47,25 +48,6 @@ std::string HomeFile(const char* rel) {
 }
 
 }  // namespace
-
-std::string ShellQuote(std::string_view arg) {
-  std::string q = "'";
-  for (char c : arg) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
-  }
-  q += "'";
-  return q;
-}
-
-std::string ShellJoin(const std::vector<std::string>& argv) {
-  std::string s;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    if (i) s += ' ';
-    s += ShellQuote(argv[i]);
-  }
-  return s;
-}
 
 struct SshExecutor::Session {
   net::UniqueFd sock;
@@ -295,7 +277,7 @@ core::Result<ExecResult> SshExecutor::RunOnce(const std::string& command,
 core::Result<ExecResult> SshExecutor::Run(const std::vector<std::string>& argv,
                                           const ExecOptions& options) {
   if (argv.empty()) return MakeError(Err::kInternal, "ssh: empty argv");
-  const std::string command = ShellJoin(argv);
+  const std::string command = core::ShellJoin(argv);
   static thread_local std::mt19937 rng{std::random_device{}()};
   core::Error last{Err::kTargetUnreachable, "ssh " + options_.host + ": not attempted"};
   for (size_t attempt = 0; attempt <= options_.retry_delays.size(); ++attempt) {

@@ -3,7 +3,8 @@
 // 5 s, 2 retries after 250 ms and 1 s (with jitter) when the transport
 // fails. The host key must match known_hosts; keys come from ssh-agent,
 // then ~/.ssh/id_ed25519, id_ecdsa, id_rsa. Nothing secret is stored.
-// The remote side runs a shell, so every argument is shell-quoted.
+// The remote side runs a shell, so every argument is shell-quoted
+// (core::ShellJoin).
 #pragma once
 
 #include <memory>
@@ -27,10 +28,6 @@ struct SshOptions {
   double jitter = 0.2;                      // each delay * (1 ± jitter)
 };
 
-/// `'...'` with embedded single quotes as `'\''`: safe for any POSIX shell.
-std::string ShellQuote(std::string_view arg);
-/// The argv as one remote command line, every argument quoted.
-std::string ShellJoin(const std::vector<std::string>& argv);
 
 class SshExecutor final : public TargetExecutor {
  public:

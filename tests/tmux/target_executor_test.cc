@@ -57,18 +57,5 @@ TEST(FakeExecutor, RecordsAndAnswersInOrder) {
   EXPECT_EQ(f.calls[1], (std::vector<std::string>{"tmux", "b"}));
 }
 
-TEST(ShellQuote, QuotesEverything) {
-  EXPECT_EQ(ShellQuote(""), "''");
-  EXPECT_EQ(ShellQuote("a b"), "'a b'");
-  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
-  EXPECT_EQ(ShellQuote("$(x)`y`"), "'$(x)`y`'");
-  EXPECT_EQ(ShellJoin({"tmux", "-S", "/t/s k", "list-panes"}), "'tmux' '-S' '/t/s k' 'list-panes'");
-  // The real shell agrees.
-  LocalExecutor ex;
-  auto r = ex.Run({"sh", "-c", "printf '[%s]' " + ShellJoin({"it's", "$HOME", "a\nb", ""})}, {});
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->out, "[it's][$HOME][a\nb][]");
-}
-
 }  // namespace
 }  // namespace agt::agg
