@@ -1,8 +1,9 @@
 // The outer terminal's raw mode and its restoration (see terminal_guard.h).
-// tcsetattr is async-signal-safe, so Restore() may also run from a fatal
-// signal path.
+// tcsetattr and fcntl are async-signal-safe, so Restore() may also run from
+// a fatal signal path.
 #include "wrap/terminal_guard.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +12,7 @@ namespace agt::wrap {
 
 TerminalGuard::TerminalGuard(int fd) : fd_(fd) {
   saved_ok_ = ::isatty(fd) == 1 && ::tcgetattr(fd, &saved_) == 0;
+  saved_flags_ = ::fcntl(fd, F_GETFL);
 }
 
 void TerminalGuard::MakeRaw() {
@@ -28,10 +30,22 @@ void TerminalGuard::MakeRaw() {
 }
 
 void TerminalGuard::Restore() {
+  if (saved_flags_ >= 0) {
+    const int now = ::fcntl(fd_, F_GETFL);
+    if (now >= 0 && now != saved_flags_) {
+      running_flags_ = now;
+      ::fcntl(fd_, F_SETFL, saved_flags_);
+    }
+  }
   if (!saved_ok_ || !raw_) return;
   while (::tcsetattr(fd_, TCSADRAIN, &saved_) != 0 && errno == EINTR) {
   }
   raw_ = false;
+}
+
+void TerminalGuard::Reapply() {
+  if (running_flags_ >= 0) ::fcntl(fd_, F_SETFL, running_flags_);
+  if (raw_wanted_) MakeRaw();
 }
 
 }  // namespace agt::wrap

@@ -228,10 +228,14 @@ TEST(TmuxWrap, TerminalModesAreRestoredHoweverTheChildEnds) {
   for (const auto& [name, cmd] : cases) {
     const std::string before = d + "/" + name + ".before";
     const std::string after = d + "/" + name + ".after";
-    t.Literal("sh", "stty -a > " + before + "; " + kWrap + cmd + "; echo rc=$? > " + d + "/" +
-                        name + ".rc; stty -a > " + after);
+    // stty -a, and the terminal's file status flags (O_NONBLOCK above all:
+    // the next program in this shell must not read EAGAIN).
+    const std::string flags =
+        "python3 -c 'import fcntl; print(\"flags\", fcntl.fcntl(0, fcntl.F_GETFL))'";
+    t.Literal("sh", "(stty -a; " + flags + ") > " + before + "; " + kWrap + cmd + "; echo rc=$? > " + d +
+                        "/" + name + ".rc; (stty -a; " + flags + ") > " + after);
     t.Keys("sh", "Enter");
-    ASSERT_TRUE(WaitFor([&] { return !ReadFile(after).empty(); }, 8000)) << name;
+    ASSERT_TRUE(WaitFor([&] { return ReadFile(after).find("flags") != std::string::npos; }, 8000)) << name;
     EXPECT_EQ(ReadFile(before), ReadFile(after)) << name;
   }
   EXPECT_EQ(ReadFile(d + "/normal.rc"), "rc=0\n");
