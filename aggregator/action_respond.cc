@@ -10,6 +10,7 @@
 #include "aggregator/action_service.h"
 #include "aggregator/respond_plan.h"
 #include "libagtcore/detect/pattern_analyzer.h"
+#include "libagtcore/text.h"
 
 namespace agt::agg {
 namespace {
@@ -35,17 +36,9 @@ core::Result<detect::Menu> ActionService::ReadMenu(const PaneRow& row, TargetExe
   if (auto st = RunTmux(ex, tmux, {"display-message", "-p", "-t", row.pane_id, "#{pane_width}"}, &width_text); !st)
     return st.error();
   int width = std::atoi(width_text.c_str());
-  std::vector<std::string_view> lines;
-  std::string_view rest(screen);
-  while (!rest.empty()) {
-    size_t nl = rest.find('\n');
-    lines.push_back(rest.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    rest.remove_prefix(nl + 1);
-  }
+  std::vector<std::string_view> lines = core::SplitLines(screen);
   auto library = options_.patterns ? options_.patterns : detect::DefaultLibrary();
-  const detect::PatternSet* set = library ? library->Find(row.agent_type) : nullptr;
-  if (!set && library) set = library->Find("generic");
+  const detect::PatternSet* set = library ? library->ForAgent(row.agent_type) : nullptr;
   detect::MenuStyle style = set ? set->menu : detect::MenuStyle{};
   std::string why;
   auto menu = detect::FindMenu(lines, style, &why, width);
@@ -127,7 +120,9 @@ core::Status ActionService::DoRespond(Run& run, const PaneRow& row, TargetExecut
   for (int i = 0; i < 10 && delivery != "verified"; ++i) {
     world_->Sleep(60 * core::kNsPerMs);
     auto after = ReadMenu(row, ex);
-    if (!after || !SameMenu(*after, *menu)) delivery = "verified";
+    // Gone (no menu on screen) or changed; a failing tmux proves nothing.
+    bool gone = !after && after.error().code == core::Err::kPreconditionFailed;
+    if (gone || (after && !SameMenu(*after, *menu))) delivery = "verified";
   }
 
   run.extra.Key("choices").BeginArray();

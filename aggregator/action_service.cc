@@ -199,14 +199,11 @@ ActionReply ActionService::Execute(ActionRequest req) {
     j.Key("target").Str(row->target).Key("pane_id").Str(row->pane_id);
     j.Key("runtime_id").Str(run.snap.runtime_id).Key("state_version").Int(run.snap.state_version);
     j.Key("state").Str(row->agent ? core::StateName(row->st.signal.state) : "unknown");
-    if (row->agent && !row->st.signal.detail.empty()) {
-      // What `respond` shows and guards on: the choices as the state saw them.
-      const core::WaitingDetail& d = row->st.signal.detail;
-      j.Key("detail").BeginObject().Key("approval_type").Str(d.approval_type).Key("details").Str(d.details);
-      j.Key("choices").BeginArray();
-      for (const auto& c : d.choices) j.Str(c);
-      j.EndArray().Key("multi_select").Bool(d.multi_select).Key("cursor_position").Int(d.cursor_position);
-      j.EndObject();
+    if (row->agent && core::NeedsAction(row->st.signal.state)) {
+      // What `respond` guards on: the choices as the state saw them (the
+      // same "waiting" object as a pane item's).
+      j.Key("waiting");
+      WriteWaiting(j, row->st.signal.detail);
     }
     j.Key("observed_at").Time(run.snap.observed_at).Key("expires_at").Time(run.snap.expires_at);
     j.Key("nonce").Str(run.snap.nonce).EndObject();

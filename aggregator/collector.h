@@ -48,6 +48,7 @@ struct Topology {
   std::string boot_id;          // tmux_server_boot_id
   std::string socket_path;
   std::vector<PaneInfo> panes;
+  bool operator==(const Topology&) const = default;
 };
 
 /// Implemented by the daemon core; called on the loop thread only.

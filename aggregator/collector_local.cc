@@ -39,11 +39,6 @@ bool IsStructural(const std::string& name) {
   return false;
 }
 
-bool SameTopology(const Topology& a, const Topology& b) {
-  return a.target_id == b.target_id && a.server_running == b.server_running &&
-         a.boot_id == b.boot_id && a.socket_path == b.socket_path && a.panes == b.panes;
-}
-
 }  // namespace
 
 LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
@@ -199,7 +194,7 @@ void LocalCollector::Publish(Topology t) {
     for (auto& e : runtimes_.Update(t, {}, {}, now)) sink_.OnEvent(std::move(e));
     poller_.SetPanes({}, now);
   }
-  if (published_ && SameTopology(t, topology_)) return;
+  if (published_ && t == topology_) return;
   topology_ = std::move(t);
   published_ = true;
   sink_.OnTopology(topology_);

@@ -7,11 +7,11 @@
 
 #include <cstdlib>
 
-#include "aggregator/collector_health.h"
 #include "aggregator/tmux_format.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/net/file_reader.h"
 #include "libagtcore/shell.h"
+#include "libagtcore/text.h"
 
 namespace agt::agg {
 namespace {
@@ -29,17 +29,6 @@ core::Result<std::string> DecodeBase64(std::string_view text) {
   if (n < 0) return core::MakeError(core::Err::kPayloadInvalid, "not base64");
   size_t pad = text.size() >= 2 && text[text.size() - 2] == '=' ? 2 : text.back() == '=' ? 1 : 0;
   out.resize(static_cast<size_t>(n) - pad);
-  return out;
-}
-
-std::vector<std::string_view> Lines(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    out.push_back(text.substr(0, nl));
-    if (nl == std::string_view::npos) break;
-    text.remove_prefix(nl + 1);
-  }
   return out;
 }
 
@@ -107,7 +96,7 @@ std::string ProcSnapshotScript(const std::vector<int64_t>& pids) {
 
 core::Result<std::map<std::string, std::string>> ParseProcSnapshot(std::string_view out) {
   std::map<std::string, std::string> files;
-  std::vector<std::string_view> lines = Lines(out);
+  std::vector<std::string_view> lines = core::SplitLines(out);
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].substr(0, 2) != "==") continue;
     std::string path(lines[i].substr(2));
@@ -143,7 +132,7 @@ std::map<std::string, std::string> ParseCaptures(std::string_view out, const std
   std::map<std::string, std::string> captures;
   std::string pane, text;
   bool open = false;
-  for (std::string_view line : Lines(out)) {
+  for (std::string_view line : core::SplitLines(out)) {
     if (line.substr(0, begin.size()) == begin) {
       pane = std::string(line.substr(begin.size()));
       text.clear();
@@ -287,18 +276,19 @@ void SshCollector::Finish(Scan& scan) {
   const TimeNs now = clock_.Now();
   if (!scan.status) {
     for (const auto& p : scan.capture_panes) poller_.CaptureFailed(p);
-    if (reachable_) {
-      spdlog::warn("{}: scan failed: {}", options_.target_id, scan.status.error().ToString());
-      reachable_ = false;
-      sink_.OnEvent(MakeHealthEvent(options_.target_id, Health::kDown, instance_, ++health_seq_, now,
+    if (auto changed = health_.Failure(now)) {
+      spdlog::warn("{}: {}: {}", options_.target_id, HealthName(*changed), scan.status.error().ToString());
+      sink_.OnEvent(MakeHealthEvent(options_.target_id, *changed, instance_, ++health_seq_, now,
                                     scan.status.error().message));
     }
     return;
   }
-  if (!reachable_) {
-    reachable_ = true;
-    spdlog::info("{}: reachable again", options_.target_id);
-    sink_.OnEvent(MakeHealthEvent(options_.target_id, Health::kOk, instance_, ++health_seq_, now, "scan ok"));
+  // A scan is both a probe and a topology read (spec §9's recovery rule).
+  auto probed = health_.ProbeOk(now);
+  auto read = health_.TopologyOk(now);
+  if (auto changed = read ? read : probed) {
+    spdlog::info("{}: {} again", options_.target_id, HealthName(*changed));
+    sink_.OnEvent(MakeHealthEvent(options_.target_id, *changed, instance_, ++health_seq_, now, "scan ok"));
   }
   if (!scan.failure.empty()) spdlog::debug("{}: {}", options_.target_id, scan.failure);
 
@@ -324,8 +314,7 @@ void SshCollector::Finish(Scan& scan) {
     if (it != scan.captures.end()) poller_.OnCapture(p, it->second, now);
     else poller_.CaptureFailed(p);
   }
-  if (!published_ || topology.panes != topology_.panes || topology.server_running != topology_.server_running ||
-      topology.boot_id != topology_.boot_id) {
+  if (!published_ || topology != topology_) {
     topology_ = std::move(topology);
     published_ = true;
     sink_.OnTopology(topology_);

@@ -10,9 +10,10 @@
 // pane the poller has due. Results are applied on the loop thread. At most
 // one scan is in flight; a slow or dead host delays only its own target.
 //
-// A failed scan (connection refused, timeout, host key or auth refused)
-// reports the target unreachable through its health and keeps the last
-// topology; the executor retries on the next scan.
+// Scans feed the target's HealthTracker (spec §9: degraded on a failure,
+// down after 3 within 30 s, ok after 2 good scans): a failed scan
+// (connection refused, timeout, host key or auth refused) keeps the last
+// topology, and the executor retries on the next scan.
 #pragma once
 
 #include <uv.h>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "aggregator/collector.h"
+#include "aggregator/collector_health.h"
 #include "aggregator/collector_runtimes.h"
 #include "aggregator/pane_scan.h"
 #include "aggregator/poller.h"
@@ -94,7 +96,7 @@ class SshCollector {
   PaneScanner scanner_;
   Topology topology_;
   bool published_ = false;
-  bool reachable_ = true;
+  HealthTracker health_;
   uv_timer_t* timer_ = nullptr;
   Scan* in_flight_ = nullptr;
   int64_t scans_ = 0;

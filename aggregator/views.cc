@@ -285,14 +285,7 @@ std::string PaneJson(const PaneRow& r, core::TimeNs now) {
   decided && !s.evidence.empty() ? j.Str(s.evidence) : j.Null();
   j.Key("waiting");
   if (decided && core::NeedsAction(s.state)) {
-    j.BeginObject();
-    j.Key("approval_type").Str(s.detail.approval_type).Key("details").Str(s.detail.details);
-    j.Key("choices").BeginArray();
-    for (const auto& c : s.detail.choices) j.Str(c);
-    j.EndArray();
-    j.Key("multi_select").Bool(s.detail.multi_select);
-    j.Key("cursor_position").Int(s.detail.cursor_position);
-    j.EndObject();
+    WriteWaiting(j, s.detail);
   } else {
     j.Null();
   }
@@ -448,6 +441,14 @@ std::vector<Item> RenderItems(Scope scope, const std::vector<PaneRow>& rows, con
     items.push_back({std::move(key), std::move(identity), j.Take()});
   }
   return items;
+}
+
+void WriteWaiting(JsonOut& j, const core::WaitingDetail& d) {
+  j.BeginObject().Key("approval_type").Str(d.approval_type).Key("details").Str(d.details);
+  j.Key("choices").BeginArray();
+  for (const auto& c : d.choices) j.Str(c);
+  j.EndArray().Key("multi_select").Bool(d.multi_select).Key("cursor_position").Int(d.cursor_position);
+  j.EndObject();
 }
 
 void WriteSummary(JsonOut& j, const std::vector<PaneRow>& rows, const ViewFilter& f) {

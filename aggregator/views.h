@@ -85,6 +85,9 @@ std::vector<Item> RenderItems(Scope scope, const std::vector<PaneRow>& rows, con
 /// {"agent_panes","needs_action","by_state":{...},"by_agent":{...},"by_target":{...}}
 /// over the agent panes the filter matches.
 void WriteSummary(JsonOut& j, const std::vector<PaneRow>& rows, const ViewFilter& f);
+/// {"approval_type","details","choices":[...],"multi_select","cursor_position"}:
+/// what a waiting pane waits on (pane items, action snapshots).
+void WriteWaiting(JsonOut& j, const core::WaitingDetail& d);
 /// partial, requested_targets, responded_targets, target_errors.
 void WritePartial(JsonOut& j, const TargetRegistry& targets, const ViewFilter& f);
 

@@ -172,8 +172,7 @@ int RunTest(const PatternsArgs& a) {
 int RunExplain(const PatternsArgs& a) {
   auto lib = Library();
   std::string agent = AgentFor(a);
-  const detect::PatternSet* set = lib->Find(agent);
-  if (set == nullptr) set = lib->Find("generic");
+  const detect::PatternSet* set = lib->ForAgent(agent);
   if (set == nullptr) {
     std::fprintf(stderr,
                  "agtmux patterns explain: no pattern set for '%s' and no generic set\n",

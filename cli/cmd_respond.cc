@@ -42,9 +42,9 @@ int RunRespond(RespondArgs a) {
   rapidjson::Value choices(rapidjson::kArrayType);
   for (const auto& c : a.choices) choices.PushBack(rapidjson::Value(c.c_str(), al), al);
   body.AddMember("choices", choices, al);
-  if (s.HasMember("detail") && s["detail"]["choices"].Size() > 0) {
+  if (s.HasMember("waiting") && s["waiting"]["choices"].Size() > 0) {
     rapidjson::Value seen(rapidjson::kArrayType);
-    for (const auto& c : s["detail"]["choices"].GetArray()) seen.PushBack(rapidjson::Value(c.GetString(), al), al);
+    for (const auto& c : s["waiting"]["choices"].GetArray()) seen.PushBack(rapidjson::Value(c.GetString(), al), al);
     body.AddMember("expect_choices", seen, al);
   }
   // Guard on what was just seen, unless the caller named its own guards.

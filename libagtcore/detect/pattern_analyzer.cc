@@ -282,8 +282,7 @@ std::vector<RuleExplanation> ExplainScreen(const PatternSet& set,
 std::unique_ptr<Analyzer> CreateAnalyzer(std::shared_ptr<const PatternLibrary> library,
                                          std::string_view agent_type,
                                          const AnalyzerOptions& options) {
-  const PatternSet* set = library ? library->Find(agent_type) : nullptr;
-  if (set == nullptr && library) set = library->Find("generic");
+  const PatternSet* set = library ? library->ForAgent(agent_type) : nullptr;
   return std::make_unique<PatternAnalyzer>(std::move(library), set, options);
 }
 

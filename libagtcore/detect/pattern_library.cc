@@ -109,6 +109,11 @@ const PatternSet* PatternLibrary::Find(std::string_view name) const {
   return it == sets_.end() ? nullptr : &it->second;
 }
 
+const PatternSet* PatternLibrary::ForAgent(std::string_view agent_type) const {
+  const PatternSet* set = Find(agent_type);
+  return set != nullptr ? set : Find("generic");
+}
+
 std::vector<std::string> PatternLibrary::Names() const {
   std::vector<std::string> out;
   for (const auto& [k, v] : sets_) out.push_back(k);

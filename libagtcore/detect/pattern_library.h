@@ -29,6 +29,9 @@ class PatternLibrary {
 
   /// The set named `name` ("claude", ...), or null.
   const PatternSet* Find(std::string_view name) const;
+  /// The set for an agent type: its own, else the conservative generic
+  /// one, else null.
+  const PatternSet* ForAgent(std::string_view agent_type) const;
   std::vector<std::string> Names() const;
   /// One message per rejected file ("path:line: rule 'id': ...").
   const std::vector<std::string>& problems() const { return problems_; }
