@@ -425,7 +425,8 @@ TEST_F(ActionsTest, AttachSelectsThePaneAfterCheckingFreshness) {
   auto r = Cli({"attach", ref_});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(current(), window_);
-  EXPECT_NE(r.out.find("tmux -S " + sock_ + " attach-session -t "), std::string::npos) << r.out;
+  const std::string session = Trim(Tmux({"display-message", "-p", "-t", "work", "#{session_id}"}).out);
+  EXPECT_EQ(r.out, "tmux -S " + sock_ + " attach-session -t '" + session + "'\n");
 }
 
 TEST_F(ActionsTest, AttachToARemotePanePrintsTheExactCommand) {

@@ -20,11 +20,8 @@ Exit status 77 when the agent CLIs are not installed. Python 3 standard library 
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "hooks_e2e"))
@@ -33,18 +30,8 @@ import hooks_e2e as e2e  # noqa: E402  (the agent lab driven step by step, with 
 OPTS = e2e.OPTS
 
 
-class RespondAgents(unittest.TestCase):
-    def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="ara-")
-        self.labs = []
-
-    def tearDown(self):
-        for lab in self.labs:
-            lab.stop()
-        if OPTS.keep:
-            print("kept sandbox %s" % self.root, file=sys.stderr)
-        else:
-            shutil.rmtree(self.root, ignore_errors=True)
+class RespondAgents(e2e.LabCase):
+    PREFIX = "ara-"
 
     def open_dialog(self, agent, scenario, before=None):
         """Runs `scenario` wrapped, with agtmuxd up, until its dialog is on screen and
@@ -52,8 +39,7 @@ class RespondAgents(unittest.TestCase):
         own answer)."""
         sc = e2e.load_scenario(agent, scenario)
         sc["name"] = "respond_" + scenario
-        lab = e2e.Lab(sc, self.root, recorder="agtmux")
-        self.labs.append(lab)
+        lab = self.lab(sc, recorder="agtmux")
         lab.start(agent)
         lab.start_daemon()
         if before:

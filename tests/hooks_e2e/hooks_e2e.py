@@ -250,9 +250,13 @@ def save_payloads(agent, events, key, root):
             f.write("\n")
 
 
-class HooksE2E(unittest.TestCase):
+class LabCase(unittest.TestCase):
+    """A test case with its own sandbox directory, whose labs are stopped and
+    whose sandbox is removed (unless --keep) after each test."""
+    PREFIX = "ahe-"
+
     def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="ahe-")
+        self.root = tempfile.mkdtemp(prefix=self.PREFIX)
         self.labs = []
 
     def tearDown(self):
@@ -267,6 +271,9 @@ class HooksE2E(unittest.TestCase):
         lab = Lab(sc, self.root, recorder)
         self.labs.append(lab)
         return lab
+
+
+class HooksE2E(LabCase):
 
     # ---------------------------------------------------------------------------------
     def claude_scenario(self, name):

@@ -151,14 +151,18 @@ TEST(Fusion, ATiedWaitGoesToTheScreenThatShowsTheOptions) {
   }
 }
 
-TEST(Fusion, ATieWithinOneKindGoesToTheNewer) {
+TEST(Fusion, ATieWithinOneKindGoesToTheNewerByRows4And4b) {
+  // Row 5 never sees two candidates of one kind: rows 4 and 4b leave one.
   Set screens;
-  screens.Add(Cand(Source::kWrapper, State::kRunning, 1)).Add(Cand(Source::kPoller, State::kRunning, 3));
-  // (row 4 removes the older screen first)
-  EXPECT_EQ(screens.Run().winner, Source::kPoller);
+  screens.Add(Cand(Source::kWrapper, State::kRunning, 3)).Add(Cand(Source::kPoller, State::kRunning, 1));
+  FusionResult a = screens.Run();
+  EXPECT_EQ(a.winner, Source::kWrapper);
+  EXPECT_EQ(a.verdict[I(Source::kPoller)], FusionVerdict::kSuperseded);
   Set hooks;
-  hooks.Add(Cand(Source::kHook, State::kCompleted, 3)).Add(Cand(Source::kNotify, State::kCompleted, 1));
-  EXPECT_EQ(hooks.Run().winner, Source::kHook);
+  hooks.Add(Cand(Source::kHook, State::kCompleted, 1)).Add(Cand(Source::kNotify, State::kCompleted, 3));
+  FusionResult b = hooks.Run();
+  EXPECT_EQ(b.winner, Source::kNotify);  // newer, though hook comes first in source order
+  EXPECT_EQ(b.verdict[I(Source::kHook)], FusionVerdict::kSuperseded);
 }
 
 TEST(Fusion, StaleCandidatesTakeNoPart) {

@@ -10,6 +10,7 @@
 
 #include <fstream>
 
+#include "aggregator/identify_agent.h"
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/net/file_reader.h"
 #include "tests/tmux/fake_sink.h"
@@ -49,20 +50,39 @@ TEST(ParseSshTarget, FormsAndErrors) {
 }
 
 TEST(RemoteScripts, TheProcSnapshotReadsWhatIdentificationReads) {
-  // Run through a local shell: the snapshot of this test's own process
-  // must carry the same comm and cmdline as the files themselves.
+  // Run through a local shell on a real pane: the snapshot must hold the
+  // same files as /proc for the pane's process and for its terminal's
+  // foreground process (found through stat's tpgid), and identification
+  // on the snapshot must agree with identification on /proc.
+  TempDir dir;
+  PrivateTmux tmux(dir.path());
+  tmux.Must({"new-session", "-d", "-s", "w", "sleep 60"});
+  const int64_t pane_pid = std::stoll(tmux.Must({"display-message", "-p", "-t", "w", "#{pane_pid}"}));
   LocalExecutor ex;
-  const int64_t self = getpid();
-  auto r = ex.Run({"sh", "-c", ProcSnapshotScript({self, 999999999})}, {});
+  auto r = ex.Run({"sh", "-c", ProcSnapshotScript({pane_pid, 999999999})}, {});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->exit_code, 0) << r->err;
   auto files = ParseProcSnapshot(r->out);
   ASSERT_TRUE(files.ok()) << files.error().ToString();
   net::RealFileReader real;
-  const std::string base = "/proc/" + std::to_string(self);
-  EXPECT_EQ(files->at(base + "/comm"), *real.Read(base + "/comm"));
+  auto fg = ForegroundPgid(pane_pid, real);
+  ASSERT_TRUE(fg.ok());
+  const std::string base = "/proc/" + std::to_string(*fg);
+  for (const char* f : {"/comm", "/cmdline"}) {
+    ASSERT_EQ(files->count(base + f), 1u) << base + f;
+    EXPECT_EQ(files->at(base + f), *real.Read(base + f)) << f;  // NULs and all
+  }
   EXPECT_TRUE(files->count("/proc/stat"));
   EXPECT_FALSE(files->count("/proc/999999999/stat"));  // gone: simply absent
+  net::FakeFileReader snapshot;
+  snapshot.files = *files;
+  auto a = ForegroundProcess(pane_pid, real);
+  auto b = ForegroundProcess(pane_pid, snapshot);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->pid, b->pid);
+  EXPECT_EQ(a->comm, b->comm);
+  EXPECT_EQ(a->argv, b->argv);
+  EXPECT_EQ(a->started_at, b->started_at);
   EXPECT_FALSE(ParseProcSnapshot("==/proc/1/comm\nnot base64!\n").ok());
 }
 
@@ -165,16 +185,18 @@ TEST_F(SshCollectorTest, ReplayedClaudeApprovalOverSshShowsAsCapState) {
   EXPECT_EQ(sink.OfType("runtime_ended").size(), 1u);
 }
 
-TEST_F(SshCollectorTest, AnUnreachableHostIsReportedDownOnce) {
+TEST_F(SshCollectorTest, AnUnreachableHostGoesDegradedThenDown) {
   SshOptions o = sshd.Options();
   o.port = testing::FreePort();  // nobody listens there
   o.retry_delays = {};
   Start(o);
-  ASSERT_TRUE(loop.RunUntil([&] { return collector->scans() >= 3; }, 15000));
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->scans() >= 5; }, 15000));
+  // Degraded on the first failure, down on the third, then nothing new.
   auto health = sink.OfType("target_health_changed");
-  ASSERT_EQ(health.size(), 1u);
-  EXPECT_EQ(health[0].target_id, "vm");
-  EXPECT_EQ(health[0].health, "down");
+  ASSERT_EQ(health.size(), 2u);
+  EXPECT_EQ(health[0].health, "degraded");
+  EXPECT_EQ(health[1].health, "down");
+  for (const auto& h : health) EXPECT_EQ(h.target_id, "vm");
   EXPECT_TRUE(sink.topologies.empty());
 }
 

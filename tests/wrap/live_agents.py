@@ -15,12 +15,9 @@ Exit status 77 when the agent CLIs are not installed. Python 3 standard library 
 """
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import sys
-import tempfile
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "hooks_e2e"))
@@ -42,24 +39,13 @@ def in_order(want, seq):
     return all(any(w == s for s in it) for w in want)
 
 
-class LiveAgents(unittest.TestCase):
-    def setUp(self):
-        self.root = tempfile.mkdtemp(prefix="ala-")
-        self.labs = []
-
-    def tearDown(self):
-        for lab in self.labs:
-            lab.stop()
-        if OPTS.keep:
-            print("kept sandbox %s" % self.root, file=sys.stderr)
-        else:
-            shutil.rmtree(self.root, ignore_errors=True)
+class LiveAgents(e2e.LabCase):
+    PREFIX = "ala-"
 
     def wrapper_events(self, agent):
         sc = e2e.load_scenario(agent, "shell_approved")
         sc["name"] = "live_" + agent
-        lab = e2e.Lab(sc, self.root, recorder="agtmux")
-        self.labs.append(lab)
+        lab = self.lab(sc, recorder="agtmux")
         lab.start(agent)
         lab.start_daemon()
         lab.run_steps(sc["steps"])  # to the end, the agent's exit included
