@@ -1,12 +1,22 @@
 // Identifiers and hashes. ULIDs name events and actions: they sort by time,
 // so ids made later in one process always compare greater (the engine uses
-// event_id as its last ordering tie-break). SHA-256 comes from libcrypto's
-// EVP interface; runtime_id and dedupe_key are derived from it exactly as
-// ids.h documents, so every part of agtmux computes the same values.
+// event_id as its last ordering tie-break). runtime_id and dedupe_key are
+// derived from SHA-256 exactly as ids.h documents, so every part of agtmux
+// computes the same values.
+//
+// SHA-256 comes from libcrypto's direct SHA256_* functions, not from EVP, and
+// the ULID randomness from getrandom(2), not RAND_bytes. Both EVP and
+// RAND_bytes initialise OpenSSL 3's provider store and DRBG on first use,
+// which costs every process about 2 MB of resident memory; `agtmux wrap`
+// runs once per agent and has a 10 MB budget (bench/wrap, idle mode). The
+// SHA256_* functions are deprecated in OpenSSL 3.0 but present and stable, so
+// this file asks for the 1.1.1 API level to use them without warnings.
+#define OPENSSL_API_COMPAT 10101
 #include "libagtcore/ids.h"
 
-#include <openssl/evp.h>
-#include <openssl/rand.h>
+#include <errno.h>
+#include <openssl/sha.h>
+#include <sys/random.h>
 
 #include <array>
 #include <mutex>
@@ -60,6 +70,18 @@ std::string EncodeUlid(uint64_t ms, const std::array<uint8_t, 10>& rand) {
   return out;
 }
 
+/// Fills `out` from the kernel's CSPRNG (blocks only before the pool is
+/// first seeded, at early boot).
+void FillRandom(std::array<uint8_t, 10>& out) {
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = getrandom(out.data() + got, out.size() - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    AGT_CHECK(n > 0);
+    got += static_cast<size_t>(n);
+  }
+}
+
 std::string Hex(const unsigned char* data, size_t n) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(n * 2, '0');
@@ -85,10 +107,10 @@ std::string NewUlid(TimeNs now) {
     rand = st.last_rand;
     if (!Increment(rand)) {
       ++ms;  // 2^80 ids in one ms cannot happen; move on rather than repeat
-      AGT_CHECK(RAND_bytes(rand.data(), static_cast<int>(rand.size())) == 1);
+      FillRandom(rand);
     }
   } else {
-    AGT_CHECK(RAND_bytes(rand.data(), static_cast<int>(rand.size())) == 1);
+    FillRandom(rand);
   }
   st.last_ms = ms;
   st.last_rand = rand;
@@ -97,11 +119,12 @@ std::string NewUlid(TimeNs now) {
 }
 
 std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  AGT_CHECK(EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(),
-                       nullptr) == 1);
-  return Hex(digest, len);
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256_CTX ctx;
+  AGT_CHECK(SHA256_Init(&ctx) == 1);
+  AGT_CHECK(SHA256_Update(&ctx, data.data(), data.size()) == 1);
+  AGT_CHECK(SHA256_Final(digest, &ctx) == 1);
+  return Hex(digest, sizeof digest);
 }
 
 std::string DeriveRuntimeId(std::string_view target_id, std::string_view boot_id,

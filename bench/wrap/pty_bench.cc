@@ -113,7 +113,7 @@ void Throughput(const std::string& agtmux, const std::string& bare, const std::s
       {"bare_pty", {bare, "cat", input}, {}},
       {"agtmux wrap", {agtmux, "wrap", "--", "cat", input}, {}},
   };
-  const int reps = 5;
+  const int reps = 7;
   for (int rep = -1; rep < reps; ++rep) {  // rep -1: warm-up, not counted
     for (Cand& c : cands) {
       const auto t0 = Clock::now();
@@ -137,6 +137,14 @@ void Throughput(const std::string& agtmux, const std::string& bare, const std::s
   std::printf("  ratio agtmux wrap / script (median): %.1f%%  (goal >= 90%%)\n", 100 * ratio);
   std::printf("  ratio agtmux wrap / bare_pty (median): %.1f%%\n",
               100 * Summarise(cands[2].mbps).median / Summarise(cands[1].mbps).median);
+  // The three candidates of one round run back to back, so they share that
+  // moment's load; the median of the per-round ratios is steadier than the
+  // ratio of medians when the machine's load drifts between rounds.
+  std::vector<double> paired;
+  for (int i = 0; i < reps; ++i) paired.push_back(cands[2].mbps[i] / cands[0].mbps[i]);
+  Stats p = Summarise(paired);
+  std::printf("  per-round ratio agtmux wrap / script: min %.1f%%  median %.1f%%  max %.1f%%\n",
+              100 * p.min, 100 * p.median, 100 * p.max);
 }
 
 /// Sends one byte at a time and waits for its echo; returns latencies in ms.
