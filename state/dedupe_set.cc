@@ -1,8 +1,8 @@
 // DedupeSet: interned dedupe rows behind a flat hash table. Before it, each
 // stored event cost a heap string and a hash node in a per-slot
 // std::unordered_set, over half of Engine::Apply's time; here a new row costs
-// a copy of its key into a chunk, an append to the row vector and a write
-// into a flat table (amortised growth of the table; chunks are never moved).
+// a copy of its head and key into a chunk and a write into a flat table
+// (amortised growth of the table; chunks are never moved).
 #include "state/dedupe_set.h"
 
 #include <algorithm>
@@ -15,12 +15,19 @@ namespace agt::state {
 namespace {
 
 constexpr char kSep = '\x1f';
-constexpr size_t kInitialSlots = 64;       // a power of two
-constexpr size_t kChunkBytes = 64 * 1024;  // a longer key gets a chunk of its own
+constexpr size_t kInitialSlots = 64;  // a power of two
+constexpr int kInitialShift = 32 - 6;
+constexpr size_t kChunkBytes = size_t{1} << (14 + 2);  // 64 KiB; a longer row gets a chunk of its own
+constexpr size_t kMaxChunks = (size_t{1} << (32 - 14)) - 1;
+
+constexpr size_t RoundUp4(size_t n) { return (n + 3) & ~size_t{3}; }
 
 }  // namespace
 
-DedupeSet::DedupeSet() : table_(kInitialSlots) {}
+DedupeSet::DedupeSet() : table_(kInitialSlots), shift_(kInitialShift) {
+  static_assert(size_t{1} << (32 - kInitialShift) == kInitialSlots);
+  static_assert(kChunkBytes == size_t{4} << kOffsetBits);
+}
 
 DedupeSet::OwnerId DedupeSet::Intern(std::string_view owner) {
   if (auto it = owner_ids_.find(owner); it != owner_ids_.end()) return it->second;
@@ -28,16 +35,16 @@ DedupeSet::OwnerId DedupeSet::Intern(std::string_view owner) {
   const auto id = static_cast<OwnerId>(owner_names_.size());
   auto [it, inserted] = owner_ids_.emplace(std::string(owner), id);
   owner_names_.push_back(&it->first);
+  owner_hashes_.push_back(OwnerHash(owner));
   return id;
 }
 
-uint64_t DedupeSet::HashRow(OwnerId owner, core::Source source, std::string_view key) {
-  // The key's hash, with owner and source folded in through an odd
-  // multiplier and a final avalanche (splitmix64's), so that the same key
+uint64_t DedupeSet::RowHash(uint64_t owner_hash, core::Source source, std::string_view key) {
+  // The key's hash, with the owner's and the source folded in through odd
+  // multipliers and a final avalanche (splitmix64's), so that the same key
   // under two owners lands in unrelated slots.
   uint64_t h = std::hash<std::string_view>{}(key);
-  h ^= ((static_cast<uint64_t>(owner) << 8) | static_cast<uint64_t>(source)) *
-       0x9e3779b97f4a7c15ULL;
+  h ^= (owner_hash ^ static_cast<uint64_t>(source)) * 0x9e3779b97f4a7c15ULL;
   h ^= h >> 30;
   h *= 0xbf58476d1ce4e5b9ULL;
   h ^= h >> 27;
@@ -46,24 +53,38 @@ uint64_t DedupeSet::HashRow(OwnerId owner, core::Source source, std::string_view
   return h;
 }
 
+void DedupeSet::Prefetch(uint64_t h) const {
+  __builtin_prefetch(&table_[Home(static_cast<uint32_t>(h >> 32))]);
+}
+
+const char* DedupeSet::RowAt(RowRef ref) const {
+  return chunks_[ref >> kOffsetBits].bytes.get() + (size_t{ref & ((1u << kOffsetBits) - 1)} << 2);
+}
+
 size_t DedupeSet::Find(uint64_t h, OwnerId owner, core::Source source,
                        std::string_view key) const {
   const size_t mask = table_.size() - 1;
   const auto tag = static_cast<uint32_t>(h >> 32);
-  for (size_t i = h & mask;; i = (i + 1) & mask) {
+  for (size_t i = Home(tag);; i = (i + 1) & mask) {
     const Slot& slot = table_[i];
     if (slot.row == kEmpty) return i;
     if (slot.tag != tag) continue;
-    const Row& r = rows_[slot.row];
-    if (r.hash == h && r.owner == owner && r.source == source &&
-        std::string_view(r.key, r.key_length) == key) {
+    const char* row = RowAt(slot.row);
+    OwnerId row_owner = 0;
+    uint32_t length = 0;
+    core::Source row_source = core::Source::kPoller;
+    std::memcpy(&row_owner, row, 4);
+    std::memcpy(&length, row + 4, 4);
+    std::memcpy(&row_source, row + 8, 1);
+    if (row_owner == owner && row_source == source && length == key.size() &&
+        (key.empty() || std::memcmp(row + kHeadBytes, key.data(), key.size()) == 0)) {
       return i;
     }
   }
 }
 
 bool DedupeSet::Contains(OwnerId owner, core::Source source, std::string_view key) const {
-  return table_[Find(HashRow(owner, source, key), owner, source, key)].row != kEmpty;
+  return table_[Find(RowHash(owner, source, key), owner, source, key)].row != kEmpty;
 }
 
 bool DedupeSet::Contains(std::string_view owner, core::Source source,
@@ -72,55 +93,74 @@ bool DedupeSet::Contains(std::string_view owner, core::Source source,
   return it != owner_ids_.end() && Contains(it->second, source, key);
 }
 
-bool DedupeSet::Insert(OwnerId owner, core::Source source, std::string_view key) {
-  const uint64_t h = HashRow(owner, source, key);
+bool DedupeSet::Insert(uint64_t h, OwnerId owner, core::Source source, std::string_view key) {
   size_t i = Find(h, owner, source, key);
   if (table_[i].row != kEmpty) return false;
-  AGT_CHECK(key.size() <= UINT32_MAX && rows_.size() < kEmpty);
-  if (2 * (rows_.size() + 1) > table_.size()) {
+  AGT_CHECK(key.size() <= UINT32_MAX - kHeadBytes);
+  if (2 * (size_ + 1) > table_.size()) {
     Grow();
     i = Find(h, owner, source, key);
   }
-  table_[i] = Slot{static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(rows_.size())};
-  rows_.push_back(
-      Row{h, StoreKey(key), static_cast<uint32_t>(key.size()), owner, source});
+  table_[i] = Slot{static_cast<uint32_t>(h >> 32), StoreRow(owner, source, key)};
+  ++size_;
   return true;
 }
 
-const char* DedupeSet::StoreKey(std::string_view key) {
-  if (key.size() > chunk_free_) {
-    // The rest of the current chunk is left unused: at most one key's worth.
-    const size_t bytes = std::max(kChunkBytes, key.size());
-    chunks_.push_back(std::make_unique_for_overwrite<char[]>(bytes));
-    chunk_next_ = chunks_.back().get();
-    chunk_free_ = bytes;
+DedupeSet::RowRef DedupeSet::StoreRow(OwnerId owner, core::Source source, std::string_view key) {
+  const size_t bytes = RoundUp4(kHeadBytes + key.size());
+  if (chunks_.empty() || chunks_.back().used + bytes > chunk_capacity_) {
+    // The rest of the current chunk is left unused: at most one row's worth.
+    AGT_CHECK(chunks_.size() < kMaxChunks);
+    chunk_capacity_ = std::max(kChunkBytes, bytes);
+    chunks_.push_back(Chunk{std::make_unique_for_overwrite<char[]>(chunk_capacity_), 0});
   }
-  char* dst = chunk_next_;
-  if (!key.empty()) std::memcpy(dst, key.data(), key.size());
-  chunk_next_ += key.size();
-  chunk_free_ -= key.size();
-  return dst;
+  Chunk& c = chunks_.back();
+  char* dst = c.bytes.get() + c.used;
+  const auto length = static_cast<uint32_t>(key.size());
+  std::memcpy(dst, &owner, 4);
+  std::memcpy(dst + 4, &length, 4);
+  std::memset(dst + 8, 0, 4);
+  std::memcpy(dst + 8, &source, 1);
+  if (!key.empty()) std::memcpy(dst + kHeadBytes, key.data(), key.size());
+  const auto ref = static_cast<RowRef>(((chunks_.size() - 1) << kOffsetBits) | (c.used >> 2));
+  c.used += bytes;
+  return ref;
 }
 
 void DedupeSet::Grow() {
+  // One more bit of the tag picks the slot: walking the old table in order
+  // visits the rows nearly in the order of their new home slots.
+  AGT_CHECK(shift_ > 0);
   std::vector<Slot> bigger(table_.size() * 2);
+  const int shift = shift_ - 1;
   const size_t mask = bigger.size() - 1;
-  for (size_t r = 0; r < rows_.size(); ++r) {
-    const uint64_t h = rows_[r].hash;
-    size_t i = h & mask;
+  for (const Slot& s : table_) {
+    if (s.row == kEmpty) continue;
+    size_t i = s.tag >> shift;
     while (bigger[i].row != kEmpty) i = (i + 1) & mask;
-    bigger[i] = Slot{static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(r)};
+    bigger[i] = s;
   }
   table_.swap(bigger);
+  shift_ = shift;
 }
 
 void DedupeSet::ForEach(const std::function<void(std::string_view row)>& fn) const {
   std::string row;
-  for (const Row& r : rows_) {
-    row.assign(*owner_names_[r.owner]).push_back(kSep);
-    row.append(core::SourceName(r.source)).push_back(kSep);
-    row.append(r.key, r.key_length);
-    fn(row);
+  for (const Chunk& c : chunks_) {
+    for (size_t at = 0; at < c.used;) {
+      const char* p = c.bytes.get() + at;
+      OwnerId owner = 0;
+      uint32_t length = 0;
+      core::Source source = core::Source::kPoller;
+      std::memcpy(&owner, p, 4);
+      std::memcpy(&length, p + 4, 4);
+      std::memcpy(&source, p + 8, 1);
+      row.assign(*owner_names_[owner]).push_back(kSep);
+      row.append(core::SourceName(source)).push_back(kSep);
+      row.append(p + kHeadBytes, length);
+      fn(row);
+      at += RoundUp4(kHeadBytes + length);
+    }
   }
 }
 

@@ -87,6 +87,43 @@ TEST(DedupeSet, KeysOfAnyLengthKeepTheirBytes) {
   EXPECT_TRUE(saw_huge);
 }
 
+TEST(DedupeSet, RowHashFromTheOwnerStringMatchesTheInternedOwner) {
+  // The engine hashes a row from its event's runtime_id before it has found
+  // the runtime (to prefetch the row's slot), then inserts by interned id.
+  DedupeSet d;
+  const DedupeSet::OwnerId rt = d.Intern("runtime-1");
+  for (Source s : {Source::kHook, Source::kNotify, Source::kWrapper, Source::kPoller}) {
+    for (const std::string& key : {std::string(), std::string("k"), std::string(64, 'f')}) {
+      const uint64_t h = DedupeSet::RowHash(DedupeSet::OwnerHash("runtime-1"), s, key);
+      EXPECT_EQ(h, d.RowHash(rt, s, key));
+      d.Prefetch(h);
+      EXPECT_TRUE(d.Insert(h, rt, s, key));
+      EXPECT_FALSE(d.Insert(rt, s, key));
+      EXPECT_TRUE(d.Contains("runtime-1", s, key));
+    }
+  }
+  EXPECT_EQ(d.size(), 12u);
+}
+
+TEST(DedupeSet, ManyChunksOfRowsAreListedAndFound) {
+  // 64-byte keys (the size of the daemon's) over many 64 KiB chunks and
+  // table growths, under a few owners: every row is found, and listed once.
+  DedupeSet d;
+  constexpr int kRows = 30'000;
+  auto key = [](int i) { return std::string(56, 'k') + std::to_string(10'000'000 + i); };
+  for (int i = 0; i < kRows; ++i) {
+    ASSERT_TRUE(d.Insert("rt" + std::to_string(i % 7), Source::kWrapper, key(i))) << i;
+  }
+  for (int i = 0; i < kRows; ++i) {
+    ASSERT_TRUE(d.Contains("rt" + std::to_string(i % 7), Source::kWrapper, key(i))) << i;
+    ASSERT_FALSE(d.Contains("rt" + std::to_string((i + 1) % 7), Source::kWrapper, key(i))) << i;
+  }
+  std::set<std::string> rows;
+  d.ForEach([&](std::string_view row) { rows.emplace(row); });
+  EXPECT_EQ(rows.size(), static_cast<size_t>(kRows));
+  EXPECT_TRUE(rows.contains("rt3\x1fwrapper\x1f" + key(7 * 1000 + 3)));
+}
+
 TEST(DedupeSet, ForEachListsEachRowOnceInSnapshotFormat) {
   DedupeSet d;
   d.Insert("rt1", Source::kHook, "a");
