@@ -101,8 +101,7 @@ std::string_view Engine::Impl::ScratchPaneKey(const std::string& target_id,
   return scratch_pane_key;
 }
 
-RuntimeRec* RuntimeIndex::Find(std::string_view runtime_id) const {
-  const uint64_t h = std::hash<std::string_view>{}(runtime_id);
+RuntimeRec* RuntimeIndex::Find(std::string_view runtime_id, uint64_t h) const {
   const size_t mask = slots_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const Slot& slot = slots_[i];
@@ -251,6 +250,18 @@ void Engine::Impl::ApplyInto(const Event& e, TimeNs now, Effects& fx) {
 }
 
 void Engine::Impl::Dispatch(const Event& e, TimeNs now, Effects& fx) {
+  // Most events name their runtime, and each has a new dedupe key: the slot
+  // of its dedupe row is a cache miss nearly every time. Its hash needs only
+  // the event (the owner's part is the hash of the runtime_id, which the
+  // runtime lookup below needs too), so the slot is fetched now, while the
+  // event is checked and its runtime's record is read.
+  uint64_t runtime_hash = 0;
+  uint64_t dedupe_hash = 0;
+  if (!e.runtime_id.empty()) {
+    runtime_hash = DedupeSet::OwnerHash(e.runtime_id);
+    dedupe_hash = DedupeSet::RowHash(runtime_hash, e.source, e.dedupe_key);
+    dedupe.Prefetch(dedupe_hash);
+  }
   if (std::string problem = Validate(e); !problem.empty()) {
     fx.disposition = Disposition::kRejected;
     fx.error_code = ErrCode(core::Err::kPayloadInvalid);
@@ -271,22 +282,32 @@ void Engine::Impl::Dispatch(const Event& e, TimeNs now, Effects& fx) {
     fx.disposition = BindOrPark(e, now, fx);
     return;
   }
-  RuntimeRec* r = runtime_index.Find(e.runtime_id);
+  RuntimeRec* r = runtime_index.Find(e.runtime_id, runtime_hash);
   if (r == nullptr) {
     // Not known yet: its wrapper_started may still be in a spool. It waits
     // in the inbox like an unbound event (see docs/precedence.md).
     fx.disposition = BindOrPark(e, now, fx);
     return;
   }
-  fx.disposition = ApplyToRuntime(e, *r, now, fx, &fx.error_code);
+  fx.disposition = ApplyToRuntime(e, *r, dedupe_hash, now, fx, &fx.error_code);
   if (fx.disposition != Disposition::kDuplicate) StoreEvent(fx, e);
 }
 
-Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs now, Effects& fx,
-                                         std::string* error_code) {
+Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, uint64_t dedupe_hash,
+                                         TimeNs now, Effects& fx, std::string* error_code) {
   const int src = Idx(e.source);
   Slot& slot = r.slots[src];
-  if (!dedupe.Insert(r.dedupe_owner, e.source, e.dedupe_key)) return Disposition::kDuplicate;
+  // The dedupe row's table slot (Dispatch may have asked for it already) and
+  // the pane that Resolve reads next are fetched while the order of the
+  // event is decided.
+  dedupe.Prefetch(dedupe_hash);
+  if (r.pane != nullptr) __builtin_prefetch(&r.pane->state);
+  const TimeNs effective = EffectiveTime(e, opt.skew_budget);
+  const bool newer_signal =
+      e.signal && (!slot.has_candidate || CompareInStream(e, effective, slot.candidate.key) > 0);
+  if (!dedupe.Insert(dedupe_hash, r.dedupe_owner, e.source, e.dedupe_key)) {
+    return Disposition::kDuplicate;
+  }
 
   const std::string& type = e.event_type;
   const bool ended_before = r.rt.ended_at != 0;
@@ -297,15 +318,13 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
     if (r.pane != nullptr) r.pane->max_ingested = std::max(r.pane->max_ingested, e.ingested_at);
   }
 
-  OrderKey& key = scratch_key;
-  AssignOrderKey(e, opt.skew_budget, &key);
   Outcome o;
   if (type == et::kWrapperExited || type == et::kRuntimeEnded) {
-    o.changed = EndRuntime(r, std::max(key.effective_time, r.rt.started_at), fx);
+    o.changed = EndRuntime(r, std::max(effective, r.rt.started_at), fx);
   } else if (type == et::kStaleDetected) {
     // From the poller (the reconciler) it marks every source; from a source
     // it marks that source's own opinion.
-    const TimeMark mark = MarkOf(key);
+    const TimeMark mark{effective, e.ingested_at};
     const TargetRec* t = r.pane != nullptr ? r.pane->target : nullptr;
     for (int s = 0; s < core::kSourceCount; ++s) {
       if (e.source != Source::kPoller && s != src) continue;
@@ -330,16 +349,19 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs n
     // The candidate is the (runtime, source) cursor: only a newer event
     // replaces it. Lifecycle events carry no signal and leave it alone, so
     // they can never starve a late signal of the same source.
-    if (!slot.has_candidate || CompareInStream(key, slot.candidate.key) > 0) {
+    if (newer_signal) {
       slot.has_candidate = true;
       Candidate& c = slot.candidate;
       c.source = e.source;
       c.signal = *e.signal;
       c.event_id = e.event_id;
-      c.key = key;
+      c.key.source_seq = e.source_seq;  // the event's OrderKey (MakeOrderKey)
+      c.key.effective_time = effective;
+      c.key.ingested_at = e.ingested_at;
+      c.key.event_id = e.event_id;
       c.seen_at = e.ingested_at;
       c.stale = false;  // kept false inside; derived from the marks for views
-      UpsertCursor(fx, r.rt.runtime_id, e.source, key, pool);
+      UpsertCursor(fx, r.rt.runtime_id, e.source, c.key, pool);
       if (IsMarkedStale(r, r.pane != nullptr ? r.pane->target : nullptr, e.source)) {
         Candidate row = c;  // it arrived already older than a stale mark
         row.stale = true;

@@ -106,7 +106,12 @@ struct RowPool {
 class RuntimeIndex {
  public:
   RuntimeIndex() : slots_(kInitialSlots) {}
-  RuntimeRec* Find(std::string_view runtime_id) const;
+  RuntimeRec* Find(std::string_view runtime_id) const {
+    return Find(runtime_id, std::hash<std::string_view>{}(runtime_id));
+  }
+  /// The same with hash == std::hash<std::string_view>{}(runtime_id) (which
+  /// is DedupeSet::OwnerHash(runtime_id)) computed by the caller.
+  RuntimeRec* Find(std::string_view runtime_id, uint64_t hash) const;
   /// Adds `r` under r->rt.runtime_id, which must not be there yet.
   void Insert(RuntimeRec* r);
 
@@ -145,7 +150,6 @@ struct Engine::Impl {
   std::map<std::pair<TimeNs, std::string>, InboxEntry> pending;
   StringSet pending_keys;                              // PendingKey(event) of those entries
   Signal demoted_signal;                               // reused by Resolve (no allocation per event)
-  OrderKey scratch_key;                                // reused by ApplyToRuntime
   // Reused by BindOrPark, which runs for every event without a runtime_id.
   std::string scratch_pending_key;
   std::string scratch_pane_key;
@@ -165,8 +169,9 @@ struct Engine::Impl {
   /// fx.stored_event = e, built in the pool's spare event when there is one;
   /// sets event_stored.
   void StoreEvent(Effects& fx, const Event& e);
-  Disposition ApplyToRuntime(const Event& e, RuntimeRec& r, TimeNs now, Effects& fx,
-                             std::string* error_code);
+  /// `dedupe_hash` is dedupe.RowHash(r.dedupe_owner, e.source, e.dedupe_key).
+  Disposition ApplyToRuntime(const Event& e, RuntimeRec& r, uint64_t dedupe_hash, TimeNs now,
+                             Effects& fx, std::string* error_code);
   Disposition ApplyTargetScoped(const Event& e, TimeNs now, Effects& fx);
 
   // engine_lifecycle.cc: runtimes, binding and the inbox.

@@ -192,7 +192,8 @@ Disposition Engine::Impl::BindOrPark(const Event& e, TimeNs now, Effects& fx) {
         RuntimeRec& r = RecordOf(pane, br.runtime);
         // ApplyToRuntime does not read e.runtime_id: only the copies that
         // leave the engine carry the runtime it was bound to.
-        Disposition d = ApplyToRuntime(e, r, now, fx, &fx.error_code);
+        Disposition d = ApplyToRuntime(e, r, dedupe.RowHash(r.dedupe_owner, e.source, e.dedupe_key),
+                                       now, fx, &fx.error_code);
         if (d == Disposition::kDuplicate) return d;
         StoreEvent(fx, e);
         fx.stored_event->runtime_id = r.rt.runtime_id;
@@ -241,7 +242,8 @@ void Engine::Impl::RetryPending(const RuntimeRec& created, TimeNs now, Effects& 
     std::string ignored;
     InboxEntry& row = UpsertInbox(fx, pe, InboxStatus::kBound, "", pool);
     row.event.runtime_id = into->rt.runtime_id;
-    if (ApplyToRuntime(pe, *into, now, fx, &ignored) == Disposition::kDuplicate) {
+    const uint64_t dedupe_hash = dedupe.RowHash(into->dedupe_owner, pe.source, pe.dedupe_key);
+    if (ApplyToRuntime(pe, *into, dedupe_hash, now, fx, &ignored) == Disposition::kDuplicate) {
       row.status = InboxStatus::kDroppedUnbound;
       row.reason_code = "duplicate";
     } else {

@@ -3,6 +3,8 @@
 #include "state/order.h"
 
 #include <cstdlib>
+#include <optional>
+#include <string_view>
 
 namespace agt::state {
 
@@ -32,19 +34,38 @@ int Cmp(const T& a, const T& b) {
   return a < b ? -1 : (b < a ? 1 : 0);
 }
 
-int CompareByTime(const OrderKey& a, const OrderKey& b) {
+// The fields of a key, whether held in an OrderKey or read from an event.
+struct KeyView {
+  const std::optional<int64_t>& source_seq;
+  TimeNs effective_time;
+  TimeNs ingested_at;
+  std::string_view event_id;
+};
+
+KeyView View(const OrderKey& k) { return {k.source_seq, k.effective_time, k.ingested_at, k.event_id}; }
+
+int CompareByTime(const KeyView& a, const KeyView& b) {
   if (int c = Cmp(a.effective_time, b.effective_time)) return c;
   if (int c = Cmp(a.ingested_at, b.ingested_at)) return c;
-  return a.event_id.compare(b.event_id) < 0 ? -1 : (a.event_id == b.event_id ? 0 : 1);
+  const int c = a.event_id.compare(b.event_id);
+  return c < 0 ? -1 : (c == 0 ? 0 : 1);
 }
 
-}  // namespace
+int CompareByTime(const OrderKey& a, const OrderKey& b) { return CompareByTime(View(a), View(b)); }
 
-int CompareInStream(const OrderKey& a, const OrderKey& b) {
+int CompareInStream(const KeyView& a, const KeyView& b) {
   if (a.source_seq && b.source_seq) {
     if (int c = Cmp(*a.source_seq, *b.source_seq)) return c;
   }
   return CompareByTime(a, b);
+}
+
+}  // namespace
+
+int CompareInStream(const OrderKey& a, const OrderKey& b) { return CompareInStream(View(a), View(b)); }
+
+int CompareInStream(const Event& e, TimeNs effective_time, const OrderKey& b) {
+  return CompareInStream(KeyView{e.source_seq, effective_time, e.ingested_at, e.event_id}, View(b));
 }
 
 int CompareAcross(const OrderKey& a, const OrderKey& b) { return CompareByTime(a, b); }

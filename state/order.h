@@ -25,6 +25,10 @@ void AssignOrderKey(const Event& e, TimeNs skew_budget, OrderKey* out);
 /// within one stream makes the order depend on which rule applies.
 int CompareInStream(const OrderKey& a, const OrderKey& b);
 
+/// The same with `e`'s key on the left, read from the event (its effective
+/// time passed in) instead of built in an OrderKey: no copy of its event_id.
+int CompareInStream(const Event& e, TimeNs effective_time, const OrderKey& b);
+
 /// Three-way comparison of keys from different sources: sequence numbers of
 /// different sources mean nothing to each other, so time decides, then
 /// ingested_at, then event_id.

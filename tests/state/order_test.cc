@@ -1,6 +1,8 @@
 // Tests for state/order.h: effective time and the two comparisons.
 #include "state/order.h"
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tests/state/event_builder.h"
@@ -60,6 +62,32 @@ TEST(OrderKey, IsBuiltFromTheEvent) {
   Event e = Ev("x", Source::kWrapper, "k").Ingested(T(100)).EventTime(T(99)).Seq(7).Id("E1");
   OrderKey k = MakeOrderKey(e, kBudget);
   EXPECT_EQ(k, (OrderKey{7, T(99), T(100), "E1"}));
+}
+
+TEST(CompareInStream, AnEventComparesLikeItsOrderKey) {
+  // The engine compares an incoming event with a stored key without building
+  // the event's key; every rule must give the same answer as MakeOrderKey.
+  std::vector<Event> events;
+  std::vector<OrderKey> keys;
+  for (int seq = 0; seq < 3; ++seq) {
+    for (double t : {10.0, 11.0}) {
+      for (double ingested : {11.0, 12.0, 30.0}) {
+        for (const char* id : {"a", "b", "ab", ""}) {
+          Ev e = Ev("x", Source::kWrapper, "k").Ingested(T(ingested)).EventTime(T(t)).Id(id);
+          if (seq > 0) e.Seq(seq);
+          events.push_back(e);
+          keys.push_back(MakeOrderKey(events.back(), kBudget));
+        }
+      }
+    }
+  }
+  for (const Event& e : events) {
+    const OrderKey own = MakeOrderKey(e, kBudget);
+    for (const OrderKey& k : keys) {
+      ASSERT_EQ(CompareInStream(e, EffectiveTime(e, kBudget), k), CompareInStream(own, k))
+          << e.event_id << " vs " << k.event_id;
+    }
+  }
 }
 
 }  // namespace
