@@ -191,7 +191,7 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
       menu.cursor_position = o.number;
     }
   }
-  if (cursors != 1)
+  if (cursors > 1 || (cursors == 0 && !style.cursor_off_list))
     return fail("options 1.." + std::to_string(menu.choices.size()) + " carry " +
                 std::to_string(cursors) + " cursor glyphs (need exactly 1)");
   menu.multi_select = boxed >= 2;
@@ -200,10 +200,10 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
   menu.first_row = opts[static_cast<size_t>(run_begin)].row;
   menu.last_row = opts[static_cast<size_t>(run_end)].row;
 
+  const int below = std::min(static_cast<int>(lines.size()) - 1,
+                             menu.last_row + style.footer_within);
   if (style.footer) {
-    int limit =
-        std::min(static_cast<int>(lines.size()) - 1, menu.last_row + style.footer_within);
-    for (int r = menu.last_row + 1; r <= limit; ++r) {
+    for (int r = menu.last_row + 1; r <= below; ++r) {
       if (style.footer->Search(lines[static_cast<size_t>(r)])) {
         menu.footer_row = r;
         break;
@@ -212,6 +212,22 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
     if (menu.footer_row < 0)
       return fail("no footer matching /" + style.footer->pattern() + "/ within " +
                   std::to_string(style.footer_within) + " rows below the options");
+  }
+
+  if (cursors == 0) {
+    // cursor_off_list: the cursor glyph must be on a row between the last
+    // option and the footer ("●  Done"); anywhere else it is no menu.
+    const int end = menu.footer_row >= 0 ? menu.footer_row - 1 : below;
+    bool found = false;
+    for (int r = menu.last_row + 1; r <= end && !found; ++r) {
+      std::string_view t = TrimBox(lines[static_cast<size_t>(r)]);
+      for (const auto& g : style.cursor_glyphs)
+        found = found || (!g.empty() && StartsWith(t, g));
+    }
+    if (!found)
+      return fail("options 1.." + std::to_string(menu.choices.size()) +
+                  " carry no cursor glyph, and no row between them and the footer does");
+    menu.cursor_position = 0;
   }
 
   // The question: a row above option 1 (the nearest matching `question`,

@@ -31,11 +31,16 @@ struct MenuStyle {
   /// A scrolling list shows this marker above its options (Gemini: "▲");
   /// then the visible options may start after 1.
   std::string scroll_marker;
+  /// The cursor may sit on a row below the options that is not one of them
+  /// (Gemini's multi-select "Done"). Such a menu is still recognised, with
+  /// cursor_position 0, when no option carries the cursor.
+  bool cursor_off_list = false;
 };
 
 struct Menu {
   std::vector<std::string> choices;  // labels, without numbers, boxes or hints
-  int cursor_position = 0;           // 1-based, the number shown on the cursor row
+  int cursor_position = 0;           // 1-based, the number shown on the cursor row;
+                                     // 0: on a row that is no option (cursor_off_list)
   int first_number = 1;              // > 1 when a scrolled list hides its top
   bool scrolled = false;             // the style's scroll marker sits above the options
   bool multi_select = false;

@@ -272,7 +272,8 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   ctx.line = LineOf(t);
   auto keys = CheckKeys(t,
                         {"cursor", "footer", "footer_within", "max_gap", "hint",
-                         "question", "column_gap", "wrap_margin", "scroll_marker"},
+                         "question", "column_gap", "wrap_margin", "scroll_marker",
+                         "cursor_off_list"},
                         ctx, "[menu]");
   if (!keys.ok()) return keys.error();
   MenuStyle m;
@@ -302,6 +303,9 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto sm = GetString(t, "scroll_marker", ctx, false);
   if (!sm.ok()) return sm.error();
   m.scroll_marker = *sm;
+  auto off = GetBool(t, "cursor_off_list", ctx, false);
+  if (!off.ok()) return off.error();
+  m.cursor_off_list = *off;
   return m;
 }
 

@@ -109,7 +109,8 @@ def check_fixture(d):
             ch = r.get("choices")
             if not isinstance(ch, list) or not ch or not all(isinstance(c, str) and c for c in ch):
                 errs.append("truth %d: choices must be a non-empty list of strings" % i)
-            elif not (isinstance(r.get("cursor_position"), int) and 1 <= r["cursor_position"] <= len(ch)):
+            elif not (isinstance(r.get("cursor_position"), int) and 0 <= r["cursor_position"] <= len(ch)):
+                # 0: the highlight is on a row that is no option (Gemini's "Done")
                 errs.append("truth %d: cursor_position outside the choices" % i)
             if not isinstance(r.get("multi_select"), bool):
                 errs.append("truth %d: multi_select must be a bool" % i)
@@ -145,6 +146,11 @@ def check_fixture(d):
         while j < len(truth) and all(truth[j].get(k) == r.get(k) for k in ("state", "details", "choices")):
             j += 1
         t1 = truth[j]["t"] if j < len(truth) else dur
+        # a scrolled list drew its earlier options since the dialog opened
+        b = i
+        while b > 0 and all(truth[b - 1].get(k) == r.get(k) for k in ("state", "details")):
+            b -= 1
+        t0 = truth[b]["t"]
         window = [s for s in snaps if t0 - 0.3 <= s["t"] <= t1 + 1.0]
         prev = [s for s in snaps if s["t"] < t0]
         if prev:

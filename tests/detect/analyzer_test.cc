@@ -316,5 +316,41 @@ TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
   EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"Q", "R", "S"}));
 }
 
+
+// With the cursor on a row that is no option ("Done"), the joined list
+// stays, and cursor_position says 0: not on any option.
+TEST(AnalyzerScrolledList, CursorOffTheListKeepsTheJoinedOptions) {
+  auto lib = std::make_shared<PatternLibrary>();
+  auto set = ParsePatternSet(
+      "[menu]\ncursor = [\"●\"]\nfooter = 'Enter to (select|submit)'\n"
+      "scroll_marker = \"▲\"\ncursor_off_list = true\n"
+      "[[rule]]\nid = \"x.q\"\nstate = \"waiting_input\"\nregex = 'Answer Questions'\n"
+      "menu = true\napproval_type = \"user_question\"\nsettle_ms = 0\n",
+      "x.toml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  set->name = "x";
+  lib->Put(std::move(set).value());
+  auto a = CreateAnalyzer(lib, "x");
+  Screen s;
+  AnalyzerInput in;
+  in.screen = &s;
+  auto frame = [](std::vector<std::string> rows) {
+    std::vector<std::string> l = {"│ Answer Questions", "│ Which?", "│ ▲"};
+    l.insert(l.end(), rows.begin(), rows.end());
+    l.insert(l.end(), {"│ ▼", "│ Enter to submit · Esc to cancel"});
+    return l;
+  };
+  s.lines = frame({"│ ● 1. [ ] A", "│   2. [ ] B", "│   3. [ ] C"});
+  a->Analyze(in);
+  s.lines = frame({"│   2. [ ] B", "│   3. [ ] C", "│ ● 4. [ ] D"});
+  a->Analyze(in);
+  s.lines = frame({"│   3. [ ] C", "│   4. [ ] D", "│ ●  Done"});
+  Verdict v = a->Analyze(in);
+  EXPECT_EQ(v.signal.state, core::State::kWaitingInput);
+  EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"A", "B", "C", "D"}));
+  EXPECT_EQ(v.signal.detail.cursor_position, 0);
+  EXPECT_TRUE(v.signal.detail.multi_select);
+}
+
 }  // namespace
 }  // namespace agt::detect

@@ -198,5 +198,47 @@ TEST(Menu, ScrolledListSaysWhereItsWindowStarts) {
   EXPECT_FALSE(c->scrolled);
 }
 
+
+// Gemini's multi-select ends with an unnumbered "Done" row; the cursor can
+// rest there. With cursor_off_list the options are still a menu, cursor 0.
+TEST(Menu, CursorOffTheListNeedsTheStyleAndARowBeforeTheFooter) {
+  MenuStyle s;
+  s.cursor_glyphs = {"●"};
+  s.footer =
+      std::make_shared<const Regex>(std::move(Regex::Compile("Enter to submit")).value());
+  s.scroll_marker = "▲";
+  std::vector<std::string> done = {"│ Which checks should the CI job run?",
+                                   "│ ▲",
+                                   "│   4. [ ] All of the above",
+                                   "│          Select all options",
+                                   "│   5. [ ] Enter a custom value",
+                                   "│ ●  Done",
+                                   "│    Finish selection",
+                                   "│ ▼",
+                                   "│ Enter to submit · Esc to cancel"};
+  std::vector<std::string_view> dv(done.begin(), done.end());
+  std::string why;
+  EXPECT_FALSE(FindMenu(dv, s, &why).has_value());  // the style does not allow it
+  EXPECT_NE(why.find("0 cursor glyphs"), std::string::npos) << why;
+  s.cursor_off_list = true;
+  auto m = FindMenu(dv, s, &why);
+  ASSERT_TRUE(m.has_value()) << why;
+  EXPECT_EQ(m->cursor_position, 0);
+  EXPECT_EQ(m->first_number, 4);
+  EXPECT_TRUE(m->multi_select);
+  EXPECT_EQ(m->choices,
+            (std::vector<std::string>{"All of the above", "Enter a custom value"}));
+  // A glyph below the footer, or no glyph at all, is still no menu.
+  std::vector<std::string> after = {"│ Which?", "│ ▲", "│   1. [ ] A", "│   2. [ ] B",
+                                    "│ Enter to submit", "│ ●  Done"};
+  std::vector<std::string_view> av(after.begin(), after.end());
+  EXPECT_FALSE(FindMenu(av, s, &why).has_value());
+  EXPECT_NE(why.find("no row between them and the footer"), std::string::npos) << why;
+  std::vector<std::string> none = {"│ Which?", "│   1. [ ] A", "│   2. [ ] B", "│    Done",
+                                   "│ Enter to submit"};
+  std::vector<std::string_view> nv(none.begin(), none.end());
+  EXPECT_FALSE(FindMenu(nv, s).has_value());
+}
+
 }  // namespace
 }  // namespace agt::detect
