@@ -171,9 +171,14 @@ bool Engine::Impl::EndRuntime(RuntimeRec& r, TimeNs end, Effects& fx) {
 Disposition Engine::Impl::BindOrPark(const Event& e, TimeNs now, Effects& fx) {
   // Most events that come here bind at once: their pending key and pane key
   // are built in reused buffers and looked up by view, and become strings of
-  // their own only when the event is parked.
-  BuildPendingKey(e, &scratch_pending_key);
-  if (pending_keys.contains(std::string_view(scratch_pending_key))) return Disposition::kDuplicate;
+  // their own only when the event is parked. With nothing parked (the usual
+  // case) there is nothing to be a duplicate of, and the key waits.
+  bool key_built = false;
+  if (!pending_keys.empty()) {
+    BuildPendingKey(e, &scratch_pending_key);
+    key_built = true;
+    if (pending_keys.contains(std::string_view(scratch_pending_key))) return Disposition::kDuplicate;
+  }
 
   if (e.runtime_id.empty()) {
     auto pit = panes.find(ScratchPaneKey(e.target_id, e.pane_id));
@@ -205,6 +210,7 @@ Disposition Engine::Impl::BindOrPark(const Event& e, TimeNs now, Effects& fx) {
   auto [it, inserted] = pending.try_emplace({e.ingested_at, e.event_id},
                                             InboxEntry{e, InboxStatus::kPendingBind, ""});
   if (!inserted) return Disposition::kDuplicate;
+  if (!key_built) BuildPendingKey(e, &scratch_pending_key);
   pending_keys.emplace(scratch_pending_key);
   UpsertInbox(fx, e, InboxStatus::kPendingBind, "", pool);
   return Disposition::kPending;
