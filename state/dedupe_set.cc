@@ -43,7 +43,7 @@ uint64_t DedupeSet::RowHash(uint64_t owner_hash, core::Source source, std::strin
   // The key's hash, with the owner's and the source folded in through odd
   // multipliers and a final avalanche (splitmix64's), so that the same key
   // under two owners lands in unrelated slots.
-  uint64_t h = std::hash<std::string_view>{}(key);
+  uint64_t h = HashBytes(key);
   h ^= (owner_hash ^ static_cast<uint64_t>(source)) * 0x9e3779b97f4a7c15ULL;
   h ^= h >> 30;
   h *= 0xbf58476d1ce4e5b9ULL;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "libagtcore/state.h"
+#include "state/hash_bytes.h"
 
 namespace agt::state {
 
@@ -46,9 +47,9 @@ class DedupeSet {
   /// The id of `owner`, interned the first time it is seen.
   OwnerId Intern(std::string_view owner);
 
-  /// The hash of an owner string (std::hash of it, which the engine's
+  /// The hash of an owner string (HashBytes of it, which the engine's
   /// runtime index computes anyway).
-  static uint64_t OwnerHash(std::string_view owner) { return std::hash<std::string_view>{}(owner); }
+  static uint64_t OwnerHash(std::string_view owner) { return HashBytes(owner); }
   /// The hash of a row, from its owner's OwnerHash: the engine computes it
   /// from an event's runtime_id before it has found the runtime, to prefetch
   /// the row's slot early.

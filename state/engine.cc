@@ -11,6 +11,7 @@
 
 #include "libagtcore/result.h"
 #include "state/engine_impl.h"
+#include "state/field_copy.h"
 
 namespace agt::state {
 
@@ -112,7 +113,7 @@ RuntimeRec* RuntimeIndex::Find(std::string_view runtime_id, uint64_t h) const {
 
 void RuntimeIndex::Insert(RuntimeRec* r) {
   if (2 * (size_ + 1) > slots_.size()) Grow();
-  const uint64_t h = std::hash<std::string_view>{}(r->rt.runtime_id);
+  const uint64_t h = HashBytes(r->rt.runtime_id);
   const size_t mask = slots_.size() - 1;
   size_t i = h & mask;
   while (slots_[i].rec != nullptr) {
@@ -178,7 +179,7 @@ void RowPool::Finish(Effects& fx) {
 }
 
 void AppendState(Effects& fx, const PaneState& s, RowPool& pool) {
-  PushRow(fx.states, pool.states) = s;
+  CopyPaneState(PushRow(fx.states, pool.states), s);
 }
 
 void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const OrderKey& k,
@@ -186,26 +187,26 @@ void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const Or
   for (size_t i = 0; i < pool.cursors; ++i) {
     Cursor& c = fx.cursors[i];
     if (c.runtime_id == runtime_id && c.source == s) {
-      c.last = k;
+      CopyOrderKey(c.last, k);
       return;
     }
   }
   Cursor& c = PushRow(fx.cursors, pool.cursors);
   c.runtime_id = runtime_id;
   c.source = s;
-  c.last = k;
+  CopyOrderKey(c.last, k);
 }
 
 void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate& c, RowPool& pool) {
   for (size_t i = 0; i < pool.candidates; ++i) {
     auto& [cand, id] = fx.candidates[i];
     if (id == runtime_id && cand.source == c.source) {
-      cand = c;
+      CopyCandidate(cand, c);
       return;
     }
   }
   auto& row = PushRow(fx.candidates, pool.candidates);
-  row.first = c;
+  CopyCandidate(row.first, c);
   row.second = runtime_id;
 }
 
@@ -219,7 +220,7 @@ InboxEntry& UpsertInbox(Effects& fx, const Event& event, InboxStatus status,
     }
   }
   if (row == nullptr) row = &PushRow(fx.inbox, pool.inbox);
-  row->event = event;
+  CopyEvent(row->event, event);
   row->status = status;
   row->reason_code = reason;
   return *row;
@@ -230,7 +231,11 @@ void Engine::Impl::StoreEvent(Effects& fx, const Event& e) {
     fx.stored_event = std::move(pool.event);
     pool.event.reset();
   }
-  fx.stored_event = e;  // assigns into the recycled event's strings
+  if (fx.stored_event) {
+    CopyEvent(*fx.stored_event, e);  // into the recycled event's strings
+  } else {
+    fx.stored_event.emplace(e);
+  }
   event_stored = true;
 }
 
@@ -353,7 +358,7 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, uint64_t
       slot.has_candidate = true;
       Candidate& c = slot.candidate;
       c.source = e.source;
-      c.signal = *e.signal;
+      CopySignal(c.signal, *e.signal);
       c.event_id = e.event_id;
       c.key.source_seq = e.source_seq;  // the event's OrderKey (MakeOrderKey)
       c.key.effective_time = effective;

@@ -14,6 +14,7 @@
 
 #include "state/dedupe_set.h"
 #include "state/engine.h"
+#include "state/hash_bytes.h"
 
 namespace agt::state {
 
@@ -107,10 +108,10 @@ class RuntimeIndex {
  public:
   RuntimeIndex() : slots_(kInitialSlots) {}
   RuntimeRec* Find(std::string_view runtime_id) const {
-    return Find(runtime_id, std::hash<std::string_view>{}(runtime_id));
+    return Find(runtime_id, HashBytes(runtime_id));
   }
-  /// The same with hash == std::hash<std::string_view>{}(runtime_id) (which
-  /// is DedupeSet::OwnerHash(runtime_id)) computed by the caller.
+  /// The same with hash == HashBytes(runtime_id) (which is
+  /// DedupeSet::OwnerHash(runtime_id)) computed by the caller.
   RuntimeRec* Find(std::string_view runtime_id, uint64_t hash) const;
   /// Adds `r` under r->rt.runtime_id, which must not be there yet.
   void Insert(RuntimeRec* r);
@@ -131,7 +132,7 @@ class RuntimeIndex {
 /// key built in a reused buffer) without making a string of it.
 struct StringHash {
   using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  size_t operator()(std::string_view s) const { return HashBytes(s); }
 };
 template <typename Value>
 using StringMap = std::unordered_map<std::string, Value, StringHash, std::equal_to<>>;

@@ -9,6 +9,7 @@
 #include "libagtcore/result.h"
 #include "state/engine.h"
 #include "state/engine_impl.h"
+#include "state/field_copy.h"
 
 namespace agt::state {
 
@@ -172,7 +173,7 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
   if (!changed) return;
   p.has_state = true;
   if (p.fx_gen == fx_gen) {
-    fx.states[p.fx_row] = st;
+    CopyPaneState(fx.states[p.fx_row], st);
   } else {
     p.fx_gen = fx_gen;
     p.fx_row = pool.states;  // the row AppendState fills
