@@ -100,23 +100,43 @@ void DaemonCore::Redact(core::Event* e) const {
 }
 
 core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Event> events) {
-  std::vector<Applied> batch;
+  // The engine fills the Effects left in batch_ by the previous call (their
+  // rows and strings are reused); a nested call, if one ever happens, gets a
+  // batch of its own.
+  std::vector<Applied> nested;
+  std::vector<Applied>& batch = ingesting_ ? nested : batch_;
+  struct Guard {
+    bool& flag;
+    bool was;
+    ~Guard() { flag = was; }
+  } guard{ingesting_, ingesting_};
+  ingesting_ = true;
+  batch.resize(events.size());
   std::vector<IngestResult> results;
-  batch.reserve(events.size());
+  results.reserve(events.size());
   core::TimeNs now = clock_.Now();
-  for (core::Event& e : events) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    Applied& a = batch[i];
+    a.event = std::move(events[i]);
+    core::Event& e = a.event;
     AssignTarget(&e);
     Redact(&e);
     // Strictly increasing ingested_at: the engine orders ties by it.
     e.ingested_at = std::max(now, last_ingested_ + 1);
     last_ingested_ = e.ingested_at;
-    state::Effects fx = backend_.core->Apply(e, e.ingested_at);
-    results.push_back({e.event_id, fx.disposition, fx.error_code});
-    batch.push_back({std::move(e), std::move(fx)});
+    backend_.core->ApplyInto(e, e.ingested_at, &a.effects);
+    results.push_back({e.event_id, a.effects.disposition, a.effects.error_code});
   }
-  if (auto st = backend_.persistence->Commit(batch, now); !st) return st.error();
-  events_ingested_ += static_cast<int64_t>(batch.size());
-  AfterChange(batch);
+  auto st = backend_.persistence->Commit(batch, now);
+  if (st) {
+    events_ingested_ += static_cast<int64_t>(batch.size());
+    AfterChange(batch);
+  }
+  // A large batch (a spool drained at once) is not kept in memory until the
+  // next one; the usual batch of a few events is.
+  constexpr size_t kKeptRows = 64;
+  if (batch.size() > kKeptRows) batch.resize(kKeptRows);
+  if (!st) return st.error();
   return results;
 }
 

@@ -102,6 +102,11 @@ class DaemonCore final : public CollectorSink {
   core::TimeNs last_ingested_ = 0;
   int64_t events_ingested_ = 0;
   std::vector<core::Event> queued_;
+  // Ingest's batch, kept from one call to the next so that the engine
+  // overwrites each Effects' rows in place (ApplyInto) instead of building
+  // every row and string anew; `ingesting` guards against a nested call.
+  std::vector<Applied> batch_;
+  bool ingesting_ = false;
   uv_timer_t* queue_timer_ = nullptr;
   std::unique_ptr<core::Redactor> redactor_;  // null: the rules failed to load
 };

@@ -8,6 +8,9 @@ class EngineCore final : public StateCore {
  public:
   explicit EngineCore(const state::EngineOptions& o) : engine_(o) {}
   state::Effects Apply(const core::Event& e, core::TimeNs now) override { return engine_.Apply(e, now); }
+  void ApplyInto(const core::Event& e, core::TimeNs now, state::Effects* out) override {
+    engine_.ApplyInto(e, now, out);
+  }
   state::Effects Tick(core::TimeNs now) override { return engine_.Tick(now); }
   std::vector<state::Engine::Demotion> DueDemotions(core::TimeNs now) const override {
     return engine_.DueDemotions(now);

@@ -17,6 +17,9 @@ class StateCore {
   virtual ~StateCore() = default;
   /// See state::Engine::Apply.
   virtual state::Effects Apply(const core::Event& e, core::TimeNs now) = 0;
+  /// See state::Engine::ApplyInto: Apply into a caller-owned Effects, whose
+  /// rows are overwritten in place when the caller reuses it.
+  virtual void ApplyInto(const core::Event& e, core::TimeNs now, state::Effects* out) = 0;
   /// See state::Engine::Tick.
   virtual state::Effects Tick(core::TimeNs now) = 0;
   virtual std::vector<state::Engine::Demotion> DueDemotions(core::TimeNs now) const = 0;
