@@ -158,6 +158,14 @@ Row& PushRow(std::vector<Row>& rows, size_t& live) {
   return rows[live++];
 }
 
+// True when PushRow would make a new row: the caller then builds it by
+// copy-construction instead (in a fresh Effects, what Apply passes, every
+// row is new, and filling a default row cost a second pass over it).
+template <typename Row>
+bool NoRowLeft(const std::vector<Row>& rows, size_t live) {
+  return live == rows.size();
+}
+
 }  // namespace
 
 void RowPool::Start(Effects& fx) {
@@ -179,6 +187,11 @@ void RowPool::Finish(Effects& fx) {
 }
 
 void AppendState(Effects& fx, const PaneState& s, RowPool& pool) {
+  if (NoRowLeft(fx.states, pool.states)) {
+    fx.states.push_back(s);
+    ++pool.states;
+    return;
+  }
   CopyPaneState(PushRow(fx.states, pool.states), s);
 }
 
@@ -190,6 +203,11 @@ void UpsertCursor(Effects& fx, const std::string& runtime_id, Source s, const Or
       CopyOrderKey(c.last, k);
       return;
     }
+  }
+  if (NoRowLeft(fx.cursors, pool.cursors)) {
+    fx.cursors.push_back(Cursor{runtime_id, s, k});
+    ++pool.cursors;
+    return;
   }
   Cursor& c = PushRow(fx.cursors, pool.cursors);
   c.runtime_id = runtime_id;
@@ -205,6 +223,11 @@ void UpsertCandidate(Effects& fx, const std::string& runtime_id, const Candidate
       return;
     }
   }
+  if (NoRowLeft(fx.candidates, pool.candidates)) {
+    fx.candidates.emplace_back(c, runtime_id);
+    ++pool.candidates;
+    return;
+  }
   auto& row = PushRow(fx.candidates, pool.candidates);
   CopyCandidate(row.first, c);
   row.second = runtime_id;
@@ -218,6 +241,10 @@ InboxEntry& UpsertInbox(Effects& fx, const Event& event, InboxStatus status,
       row = &fx.inbox[i];
       break;
     }
+  }
+  if (row == nullptr && NoRowLeft(fx.inbox, pool.inbox)) {
+    ++pool.inbox;
+    return fx.inbox.emplace_back(InboxEntry{event, status, std::string(reason)});
   }
   if (row == nullptr) row = &PushRow(fx.inbox, pool.inbox);
   CopyEvent(row->event, event);
