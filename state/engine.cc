@@ -445,6 +445,8 @@ Disposition Engine::Impl::ApplyTargetScoped(const Event& e, TimeNs now, Effects&
       t.book.stale[s] = std::max(t.book.stale[s], mark);
     }
   }
+  // Every pane of the target may get a row: one allocation for all of them.
+  fx.states.reserve(pool.states + t.panes.size());
   for (PaneRec* p : t.panes) Resolve(*p, now, fx);
   if (out_of_order) {
     fx.error_code = ErrCode(core::Err::kOutOfOrder);
