@@ -7,9 +7,9 @@
 // engine; min/median/max are printed, with the ratio to a baseline measured
 // in the same run: the floor any engine pays per event (one hash lookup of
 // the runtime and copying the event into an Effects). Apply (a fresh Effects
-// per event, what agtmuxd's EngineCore calls today) and ApplyInto (one
-// Effects reused across calls, its rows overwritten in place) are
-// measured separately.
+// per event) and ApplyInto (one Effects reused across calls, its rows
+// overwritten in place; what agtmuxd's ingest calls, into a batch it keeps)
+// are measured separately.
 //
 // Usage: engine_apply_bench [events [repetitions]] (defaults 400000 and 7);
 // a smaller run is what callgrind is pointed at.
