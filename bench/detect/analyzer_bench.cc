@@ -75,7 +75,7 @@ CastRun Replay(const agt::wrap::Cast& cast, std::unique_ptr<agt::detect::Analyze
 
 int main() {
   auto lib =
-      agt::detect::PatternLibrary::Load({agt::detect::DefaultPatternsDir(), "", {}});
+      agt::detect::PatternLibrary::Load({agt::detect::DefaultPatternsDir(), "", {}, {}});
   std::vector<corpus::Fixture> fixtures;
   for (const auto& dir : corpus::FindFixtures(corpus::FixturesRoot())) {
     auto f = corpus::LoadFixture(dir);

@@ -69,12 +69,22 @@ std::shared_ptr<const PatternLibrary> PatternLibrary::Load(
   lib->builtin_dir_ =
       options.builtin_dir.empty() ? DefaultPatternsDir() : options.builtin_dir;
   lib->user_dir_ = options.user_dir;
+  // With `only`, a file of another set is skipped before its rules are
+  // compiled; a file whose name cannot be read is parsed, so that its
+  // problem is reported as without the filter.
+  auto wanted = [&options](const std::string& text, const std::string& path) {
+    if (options.only.empty()) return true;
+    auto name = PatternSetName(text, path);
+    return !name.ok() ||
+           std::find(options.only.begin(), options.only.end(), *name) != options.only.end();
+  };
   for (const auto& path : TomlFiles(lib->builtin_dir_)) {
     auto text = ReadTextFile(path);
     if (!text.ok()) {
       lib->problems_.push_back(text.error().message);
       continue;
     }
+    if (!wanted(*text, path)) continue;
     auto set = ParsePatternSet(*text, path, options.regex);
     if (!set.ok()) {
       lib->problems_.push_back(set.error().message);
@@ -88,6 +98,7 @@ std::shared_ptr<const PatternLibrary> PatternLibrary::Load(
       lib->problems_.push_back(text.error().message);
       continue;
     }
+    if (!wanted(*text, path)) continue;
     auto set = ParsePatternSet(*text, path, options.regex);
     if (!set.ok()) {
       lib->problems_.push_back(set.error().message +

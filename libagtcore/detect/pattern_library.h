@@ -18,6 +18,10 @@ struct LibraryOptions {
   std::string builtin_dir;  // empty = DefaultPatternsDir()
   std::string user_dir;     // empty = no user overrides
   RegexOptions regex;
+  /// When not empty, only the sets of these names are compiled (the
+  /// wrapper needs one set, not the whole library). Files are still chosen
+  /// and merged as for the whole library, so the set in force is the same.
+  std::vector<std::string> only;
 };
 
 class PatternLibrary {

@@ -405,16 +405,35 @@ const Rule* PatternSet::FindRule(std::string_view id) const {
   return nullptr;
 }
 
+namespace {
+
+/// A set without an `agent` key is named by its file stem:
+/// ".../claude.toml" -> "claude".
+std::string StemName(std::string_view path) {
+  std::string_view stem = path.substr(path.find_last_of('/') + 1);
+  return std::string(stem.substr(0, stem.find('.')));
+}
+
+}  // namespace
+
+Result<std::string> PatternSetName(std::string_view text, std::string_view path) {
+  try {
+    const toml::table doc = toml::parse(text, path);
+    if (auto agent = doc["agent"].value<std::string>(); agent && !agent->empty())
+      return *agent;
+    return StemName(path);
+  } catch (const toml::parse_error& e) {
+    return MakeError(Err::kPatternInvalid,
+                     std::string(path) + ": TOML syntax error: " + std::string(e.description()));
+  }
+}
+
 Result<PatternSet> ParsePatternSet(std::string_view text, std::string_view path,
                                    const RegexOptions& regex_options) {
   try {
     toml::table doc = toml::parse(text, path);
     auto set = ParseTable(doc, path, regex_options);
-    if (set.ok() && set->name.empty()) {
-      // Default the name to the file stem: ".../claude.toml" -> "claude".
-      std::string_view stem = path.substr(path.find_last_of('/') + 1);
-      set->name = std::string(stem.substr(0, stem.find('.')));
-    }
+    if (set.ok() && set->name.empty()) set->name = StemName(path);
     return set;
   } catch (const toml::parse_error& e) {
     return MakeError(Err::kPatternInvalid,

@@ -85,6 +85,11 @@ struct PatternSet {
 core::Result<PatternSet> ParsePatternSet(std::string_view text, std::string_view path,
                                          const RegexOptions& regex_options = {});
 
+/// The name of the set a pattern file defines (its `agent` key, else the
+/// file stem), read without compiling any rule; an error for a file that is
+/// not TOML.
+core::Result<std::string> PatternSetName(std::string_view text, std::string_view path);
+
 /// Merges a user set over a built-in one: `replace = true` takes the user
 /// set alone; otherwise user rules come first and replace built-in rules of
 /// the same id, and a user [menu]/[timing] entry overrides the built-in one.

@@ -147,7 +147,7 @@ TEST(CreateAnalyzer, UnknownAgentUsesGenericAndNoLibraryIsUnsupported) {
   EXPECT_EQ(v.signal.state, State::kUnknown);
   EXPECT_EQ(v.signal.reason_code, "unsupported_signal");
 
-  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}});
+  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}, {}});
   auto generic = CreateAnalyzer(lib, "some-new-agent");
   s.lines = {"Overwrite config.yaml? (y/n)"};
   EXPECT_EQ(generic->Analyze(in).signal.state, State::kUnknown);  // settling

@@ -30,7 +30,7 @@ void Report(const char* mode, const std::string& name, const Score& s) {
 void RunGate(const char* mode) {
   auto dirs = FindFixtures(FixturesRoot());
   ASSERT_FALSE(dirs.empty()) << "no fixtures under " << FixturesRoot();
-  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}});
+  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}, {}});
   ASSERT_TRUE(lib->problems().empty()) << lib->problems()[0];
   std::map<std::string, Score> per_agent;
   for (const auto& dir : dirs) {

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
       dirs.push_back(argv[i]);
   }
   if (dirs.empty()) dirs = FindFixtures(FixturesRoot());
-  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}});
+  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}, {}});
   for (const auto& p : lib->problems())
     std::fprintf(stderr, "pattern problem: %s\n", p.c_str());
   for (const auto& dir : dirs) {

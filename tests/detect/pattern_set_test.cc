@@ -169,7 +169,7 @@ TEST(PatternLibrary, BrokenUserFileIsRejectedAndBuiltinStays) {
   builtin.Write("identify.toml", "this file is not an agent set");
   user.Write("demo.toml",
              "[[rule]]\nid = \"demo.mine\"\nstate = \"idle\"\nregex = '(?<n'\n");
-  auto lib = PatternLibrary::Load({builtin.path(), user.path(), {}});
+  auto lib = PatternLibrary::Load({builtin.path(), user.path(), {}, {}});
   const PatternSet* demo = lib->Find("demo");
   ASSERT_NE(demo, nullptr);
   EXPECT_EQ(demo->rules.size(), 2u);
@@ -189,7 +189,7 @@ TEST(PatternLibrary, UserFileExtendsOrReplaces) {
              "[[rule]]\nid = \"demo.working\"\nstate = \"running\"\nregex = 'busy'\n"
              "[[rule]]\nid = \"demo.extra\"\nstate = \"error\"\nreason = \"x\"\nregex = "
              "'boom'\n");
-  auto lib = PatternLibrary::Load({builtin.path(), user.path(), {}});
+  auto lib = PatternLibrary::Load({builtin.path(), user.path(), {}, {}});
   const PatternSet* demo = lib->Find("demo");
   ASSERT_NE(demo, nullptr);
   ASSERT_EQ(demo->rules.size(), 3u);
@@ -202,13 +202,48 @@ TEST(PatternLibrary, UserFileExtendsOrReplaces) {
   user.Write(
       "demo.toml",
       "mode = \"replace\"\n[[rule]]\nid = \"only\"\nstate = \"idle\"\nregex = 'x'\n");
-  auto lib2 = PatternLibrary::Load({builtin.path(), user.path(), {}});
+  auto lib2 = PatternLibrary::Load({builtin.path(), user.path(), {}, {}});
   ASSERT_EQ(lib2->Find("demo")->rules.size(), 1u);
   EXPECT_EQ(lib2->Find("demo")->rules[0].id, "only");
 }
 
+// `only` compiles the named sets alone, merged with the user's files as the
+// whole library would be; a file of another set is not compiled, so its
+// broken regex goes unreported, while a file that is not TOML is.
+TEST(PatternLibrary, OnlyCompilesTheNamedSetsWithTheUserMerge) {
+  TempDir builtin, user;
+  builtin.Write("demo.toml", kGood);
+  builtin.Write("other.toml",
+                "[[rule]]\nid = \"other.bad\"\nstate = \"idle\"\nregex = '(?<n'\n");
+  builtin.Write("named.toml", "agent = \"third\"\n[[rule]]\nid = \"t\"\nstate = "
+                              "\"idle\"\nregex = 'x'\n");
+  user.Write("demo.toml",
+             "[[rule]]\nid = \"demo.extra\"\nstate = \"error\"\nreason = \"x\"\nregex = "
+             "'boom'\n");
+  LibraryOptions o{builtin.path(), user.path(), {}, {"demo"}};
+  auto lib = PatternLibrary::Load(o);
+  EXPECT_EQ(lib->Names(), (std::vector<std::string>{"demo"}));
+  ASSERT_NE(lib->Find("demo"), nullptr);
+  EXPECT_EQ(lib->Find("demo")->rules.size(), 3u);  // the user's rule merged in
+  EXPECT_TRUE(lib->problems().empty());
+  // The set name comes from `agent`, not the file name.
+  o.only = {"third"};
+  EXPECT_EQ(PatternLibrary::Load(o)->Names(), (std::vector<std::string>{"third"}));
+  o.only = {"named"};
+  EXPECT_TRUE(PatternLibrary::Load(o)->Names().empty());
+  // Without the filter, other.toml's broken regex is reported.
+  o.only.clear();
+  EXPECT_EQ(PatternLibrary::Load(o)->problems().size(), 1u);
+  // A file that is no TOML cannot be named: it is parsed and reported.
+  user.Write("broken.toml", "[[rule]\n");
+  o.only = {"demo"};
+  auto lib2 = PatternLibrary::Load(o);
+  ASSERT_EQ(lib2->problems().size(), 1u);
+  EXPECT_NE(lib2->problems()[0].find("broken.toml"), std::string::npos);
+}
+
 TEST(PatternLibrary, BuiltinSetsAllLoadCleanly) {
-  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}});
+  auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}, {}});
   for (const auto& p : lib->problems()) ADD_FAILURE() << p;
   for (const char* name : {"claude", "generic"})
     EXPECT_NE(lib->Find(name), nullptr) << name;
