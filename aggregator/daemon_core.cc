@@ -96,6 +96,7 @@ void DaemonCore::Redact(core::Event* e) const {
   if (e->signal) {
     e->signal->evidence = redactor_->Redact(e->signal->evidence);
     e->signal->detail.details = redactor_->Redact(e->signal->detail.details);
+    for (std::string& c : e->signal->detail.choices) c = redactor_->Redact(c);
   }
 }
 

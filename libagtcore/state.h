@@ -56,7 +56,7 @@ struct WaitingDetail {
   std::string details;               // the question or the command shown
   std::vector<std::string> choices;  // option labels, in screen order
   bool multi_select = false;
-  int cursor_position = 0;           // 1-based; 0 = unknown
+  int cursor_position = 0;           // 1-based; 0 = on no option, or unknown
   bool operator==(const WaitingDetail&) const = default;
   bool empty() const { return approval_type.empty() && details.empty() && choices.empty(); }
 };

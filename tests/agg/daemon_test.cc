@@ -106,6 +106,35 @@ TEST_F(DaemonTest, IngestDuplicateAndMalformedEvents) {
   EXPECT_EQ(Must("GET", "/v1/health").status, 200);
 }
 
+// A secret on screen (here in the evidence, the question and an option of
+// an approval) is redacted at ingest: the API never shows it.
+TEST_F(DaemonTest, IngestRedactsEvidenceQuestionAndChoices) {
+  StartDaemon();
+  const std::string key = "sk-ant-api03-" + std::string(40, 'Q');
+  const std::string rt = "rt-cccccccccccccccc";
+  auto ing = Must(
+      "POST", "/v1/events",
+      "{\"events\":[" + Started("01JC0000000000000000000001", rt, "%3") + "," +
+          EventJson("01JC0000000000000000000002", "state_changed", rt, "%3",
+                    ",\"source_seq\":1,\"signal\":{\"state\":\"waiting_approval\","
+                    "\"confidence\":\"high\",\"rule_id\":\"test.approval\",\"evidence\":\"export K=" +
+                        key + "\",\"detail\":{\"approval_type\":\"shell\",\"details\":\"Run curl -H " +
+                        key + "?\",\"choices\":[\"Yes\",\"Yes, and allow " + key +
+                        "\",\"No\"],\"cursor_position\":1}}") +
+          "]}");
+  ASSERT_EQ(ing.status, 200) << ing.body;
+  auto panes = Must("GET", "/v1/panes");
+  EXPECT_EQ(panes.body.find("QQQQQQQQQQ"), std::string::npos) << panes.body;
+  auto d = Parse(panes.body);
+  ASSERT_EQ(d["items"].Size(), 1u);
+  const auto& w = d["items"][0]["waiting"];
+  ASSERT_TRUE(w.IsObject()) << panes.body;
+  EXPECT_STREQ(w["choices"][1].GetString(), "Yes, and allow [REDACTED:anthropic_api_key]");
+  EXPECT_STREQ(w["choices"][2].GetString(), "No");
+  EXPECT_NE(std::string(w["details"].GetString()).find("[REDACTED:anthropic_api_key]"),
+            std::string::npos);
+}
+
 TEST_F(DaemonTest, UnknownPathAndWrongMethod) {
   StartDaemon();
   auto nf = Must("GET", "/v1/nope");
