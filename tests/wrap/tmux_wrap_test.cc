@@ -11,23 +11,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "libagtcore/shell.h"
 #include "tests/wrap/test_support.h"
 
 namespace agt::wrap {
 namespace {
 
+using core::ShellQuote;
 using testing::AgtmuxBin;
 using testing::TempDir;
 using testing::WaitFor;
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') q += "'\\''";
-    else q += c;
-  }
-  return q + "'";
-}
 
 std::string RunCapture(const std::string& cmd) {
   std::string out;
@@ -53,9 +46,10 @@ class Tmux {
   explicit Tmux(const TempDir& dir) : dir_(dir) {
     static int n = 0;
     socket_ = "agtmux-test-" + std::to_string(::getpid()) + "-" + std::to_string(++n);
-    env_ = "env HOME=" + Quote(dir.path()) + " AGTMUX_SOCKET=" + Quote(dir.path() + "/d.sock") +
-           " AGTMUX_STATE_DIR=" + Quote(dir.path() + "/state") +
-           " AGTMUX_CONFIG_DIR=" + Quote(dir.path() + "/config") + " ";
+    env_ = "env HOME=" + ShellQuote(dir.path()) +
+           " AGTMUX_SOCKET=" + ShellQuote(dir.path() + "/d.sock") +
+           " AGTMUX_STATE_DIR=" + ShellQuote(dir.path() + "/state") +
+           " AGTMUX_CONFIG_DIR=" + ShellQuote(dir.path() + "/config") + " ";
   }
   ~Tmux() { Run("kill-server"); }
 
@@ -66,8 +60,8 @@ class Tmux {
   /// A detached session of the given size running `shell_cmd`.
   void NewSession(const std::string& name, int cols, int rows, const std::string& shell_cmd) {
     Run("new-session -d -s " + name + " -x " + std::to_string(cols) + " -y " +
-        std::to_string(rows) + " " + Quote("cd " + Quote(dir_.path()) + " && exec " + env_ +
-                                            shell_cmd));
+        std::to_string(rows) + " " +
+        ShellQuote("cd " + ShellQuote(dir_.path()) + " && exec " + env_ + shell_cmd));
     Run("set-option -t " + name + " status off");
     Run("set-option -t " + name + " remain-on-exit on");
   }
@@ -79,7 +73,7 @@ class Tmux {
     Run("send-keys -t " + target + " " + keys);
   }
   void Literal(const std::string& target, const std::string& text) const {
-    Run("send-keys -l -t " + target + " " + Quote(text));
+    Run("send-keys -l -t " + target + " " + ShellQuote(text));
   }
 
  private:
@@ -119,7 +113,8 @@ TEST(TmuxWrap, VimLooksTheSameWrapped) {
   // now and then for a pane that had exited (an open question, see
   // docs/wrap.md), which made this test flaky.
   const std::string rc_file = dir.path() + "/wrapped.rc";
-  t.NewSession("wrapped", 80, 24, "sh -c " + Quote(kWrap + vim + "; echo $? > " + rc_file));
+  t.NewSession("wrapped", 80, 24,
+               "sh -c " + ShellQuote(kWrap + vim + "; echo $? > " + rc_file));
   ExpectSameScreens(t, "start", [](const std::string& s) { return Has(s, "first line"); });
   t.Literal("direct", ":syntax on");
   t.Literal("wrapped", ":syntax on");
@@ -164,7 +159,8 @@ TEST(TmuxWrap, VimLooksTheSameWrapped) {
 TEST(TmuxWrap, CursesProgramFollowsResizesTheSameWay) {
   TempDir dir;
   Tmux t(dir);
-  const std::string prog = "python3 " + Quote(std::string(AGTMUX_TEST_DATA) + "/resize_curses.py");
+  const std::string prog =
+      "python3 " + ShellQuote(std::string(AGTMUX_TEST_DATA) + "/resize_curses.py");
   t.NewSession("direct", 70, 20, prog);
   t.NewSession("wrapped", 70, 20, kWrap + prog);
   ExpectSameScreens(t, "start", [](const std::string& s) { return Has(s, "size 70x20"); });
