@@ -42,16 +42,23 @@ void Poller::SetPanes(const std::vector<PolledPane>& panes, TimeNs now) {
   panes_ = std::move(next);
 }
 
-void Poller::MarkChanged(const std::string& pane_id, TimeNs) {
+void Poller::MarkChanged(const std::string& pane_id, TimeNs now) {
   auto it = panes_.find(pane_id);
-  if (it != panes_.end()) it->second.marked = true;
+  if (it == panes_.end() || it->second.marked) return;
+  it->second.marked = true;
+  it->second.marked_at = now;
+}
+
+TimeNs Poller::DueAt(const Pane& p) const {
+  const TimeNs after_interval = p.last_capture == 0 ? 1 : p.last_capture + p.interval;
+  return std::max(after_interval, p.marked_at + options_.burst_settle);
 }
 
 std::vector<std::string> Poller::TakeDueCaptures(TimeNs now) {
   std::vector<std::string> due;
   for (auto& [id, p] : panes_) {
     if (!p.marked || p.in_flight) continue;
-    if (p.last_capture != 0 && now < p.last_capture + p.interval) continue;
+    if (now < DueAt(p)) continue;
     if (sink_.OwnedByFresherSource(target_id_, id)) {
       p.emitted.reset();  // when ownership ends, the next verdict is sent
       continue;
@@ -156,7 +163,7 @@ TimeNs Poller::NextDeadline() const {
   for (const auto& [id, p] : panes_) {
     take(p.recheck_at);
     if (p.marked && !p.in_flight && !sink_.OwnedByFresherSource(target_id_, id))
-      take(p.last_capture == 0 ? 1 : p.last_capture + p.interval);
+      take(DueAt(p));
   }
   return best;
 }

@@ -10,7 +10,10 @@
 // the previous capture. The interval starts at active_interval (2 s) and
 // doubles, up to idle_interval_max (30 s), each time a marked capture shows
 // the same text as before (a pane that keeps producing invisible output);
-// a capture that shows new text resets it. Analyzer recheck_at deadlines
+// a capture that shows new text resets it. The capture waits burst_settle
+// after the first mark, so that a redraw written in several pieces (clear,
+// then the frame) is read whole: otherwise the first piece would be
+// captured at once and the rest only an interval later. Analyzer recheck_at deadlines
 // re-run the analyzer on the last screen without capturing again.
 #pragma once
 
@@ -34,6 +37,7 @@ using AnalyzerFactory = std::function<std::unique_ptr<detect::Analyzer>(std::str
 struct PollerOptions {
   TimeNs active_interval = 2 * core::kNsPerSec;
   TimeNs idle_interval_max = 30 * core::kNsPerSec;
+  TimeNs burst_settle = 50 * core::kNsPerMs;
 };
 
 /// A pane the poller should watch, as the collector last saw it.
@@ -84,6 +88,7 @@ class Poller {
     PolledPane info;
     std::unique_ptr<detect::Analyzer> analyzer;
     bool marked = true;
+    TimeNs marked_at = 0;      // the first mark since the last capture
     bool in_flight = false;
     TimeNs last_capture = 0;   // 0 = never
     TimeNs interval = 0;
@@ -95,6 +100,9 @@ class Poller {
     std::optional<core::Signal> emitted;  // last verdict sent
   };
   void Analyze(const std::string& pane_id, Pane& p, TimeNs now);
+  /// When a marked pane may be captured: its interval after the last
+  /// capture, and burst_settle after its first mark.
+  TimeNs DueAt(const Pane& p) const;
 
   std::string target_id_;
   std::string instance_;

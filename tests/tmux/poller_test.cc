@@ -46,7 +46,14 @@ class PollerTest : public ::testing::Test {
   testing::FakeSink sink;
   int calls = 0;
   TimeNs now = 1000 * kNsPerSec;
-  Poller poller{"host", "I", PollerOptions{}, [this](std::string_view) {
+  // The scheduling rules below are shown without the burst settle; it has
+  // its own test.
+  static PollerOptions NoSettle() {
+    PollerOptions o;
+    o.burst_settle = 0;
+    return o;
+  }
+  Poller poller{"host", "I", NoSettle(), [this](std::string_view) {
                   return std::make_unique<ScriptAnalyzer>(&calls);
                 }, sink};
 
@@ -88,6 +95,35 @@ TEST_F(PollerTest, NewPaneCapturedOnceThenOnlyWhenMarked) {
   poller.MarkChanged("%2", now);
   EXPECT_EQ(poller.TakeDueCaptures(now), (std::vector<std::string>{"%2"}));
   EXPECT_EQ(poller.captures(), 3);
+}
+
+// A redraw arrives in pieces (clear, then the frame): the capture waits
+// burst_settle after the first mark, and later marks do not push it back.
+TEST_F(PollerTest, ARedrawIsCapturedAfterTheBurstSettles) {
+  Poller p{"host", "I", PollerOptions{},
+           [this](std::string_view) { return std::make_unique<ScriptAnalyzer>(&calls); },
+           sink};
+  PolledPane pane;
+  pane.pane_id = "%1";
+  pane.agent_type = "claude";
+  pane.agent_pid = 50;
+  p.SetPanes({pane}, now);
+  ASSERT_EQ(p.TakeDueCaptures(now).size(), 1u);  // a new pane: at once
+  p.OnCapture("%1", "state:idle", now);
+  now += 10 * kNsPerSec;
+  const TimeNs settle = PollerOptions{}.burst_settle;
+  ASSERT_GT(settle, 0);
+  p.MarkChanged("%1", now);
+  EXPECT_EQ(p.NextDeadline(), now + settle);
+  EXPECT_TRUE(p.TakeDueCaptures(now).empty());
+  p.MarkChanged("%1", now + settle / 2);
+  EXPECT_EQ(p.NextDeadline(), now + settle);
+  EXPECT_TRUE(p.TakeDueCaptures(now + settle - 1).empty());
+  ASSERT_EQ(p.TakeDueCaptures(now + settle).size(), 1u);
+  // Within the interval, the interval still decides.
+  p.OnCapture("%1", "state:waiting_input", now + settle);
+  p.MarkChanged("%1", now + settle + 1);
+  EXPECT_EQ(p.NextDeadline(), now + settle + PollerOptions{}.active_interval);
 }
 
 TEST_F(PollerTest, SendsOnlyChangedVerdicts) {
