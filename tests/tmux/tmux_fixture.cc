@@ -148,8 +148,8 @@ int PrepareReplay(const std::string& snapshots_jsonl, const std::string& dir,
 
 void ShowScreen(const std::string& dir, int n) {
   const std::string path = dir + "/ctl";
-  // The replayer opens the FIFO when it is ready for the next number; a
-  // non-blocking open fails with ENXIO until then.
+  // The replayer holds the FIFO open from its start; a non-blocking open
+  // fails with ENXIO until then.
   for (int i = 0; i < 500; ++i) {
     int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd >= 0) {
