@@ -69,7 +69,9 @@ ln -s "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" 
 wrap() {  # wrap AGENT CAST: the recording under agtmux wrap, looping
   printf '%q ' "$agtmux" wrap --agent "$1" -- python3 "$player" --loop "$fixtures/$2"
 }
-"${tmux_cmd[@]}" new-session -d -s demo -n agents -x 240 -y 50 \
+# 241x81: after the two splits the Codex and Gemini panes are 120x40, the
+# size they were recorded at (a smaller pane scrolls their screens apart).
+"${tmux_cmd[@]}" new-session -d -s demo -n agents -x 241 -y 81 \
   "$(wrap claude claude/2.1.197/shell_approved/session.cast)"
 "${tmux_cmd[@]}" split-window -t demo:agents -h \
   "$(wrap codex codex/0.169.0/shell_approved/session.cast)"
