@@ -22,6 +22,22 @@ constexpr size_t kMaxChunks = (size_t{1} << (32 - 14)) - 1;
 
 constexpr size_t RoundUp4(size_t n) { return (n + 3) & ~size_t{3}; }
 
+/// A row's head, as StoreRow writes it: owner (4 bytes), key length (4),
+/// source (1), padding (3); the key follows.
+struct RowHead {
+  DedupeSet::OwnerId owner = 0;
+  uint32_t length = 0;
+  core::Source source = core::Source::kPoller;
+};
+
+RowHead ReadHead(const char* row) {
+  RowHead h;
+  std::memcpy(&h.owner, row, 4);
+  std::memcpy(&h.length, row + 4, 4);
+  std::memcpy(&h.source, row + 8, 1);
+  return h;
+}
+
 }  // namespace
 
 DedupeSet::DedupeSet() : table_(kInitialSlots), shift_(kInitialShift) {
@@ -70,13 +86,8 @@ size_t DedupeSet::Find(uint64_t h, OwnerId owner, core::Source source,
     if (slot.row == kEmpty) return i;
     if (slot.tag != tag) continue;
     const char* row = RowAt(slot.row);
-    OwnerId row_owner = 0;
-    uint32_t length = 0;
-    core::Source row_source = core::Source::kPoller;
-    std::memcpy(&row_owner, row, 4);
-    std::memcpy(&length, row + 4, 4);
-    std::memcpy(&row_source, row + 8, 1);
-    if (row_owner == owner && row_source == source && length == key.size() &&
+    const RowHead head = ReadHead(row);
+    if (head.owner == owner && head.source == source && head.length == key.size() &&
         (key.empty() || std::memcmp(row + kHeadBytes, key.data(), key.size()) == 0)) {
       return i;
     }
@@ -149,17 +160,12 @@ void DedupeSet::ForEach(const std::function<void(std::string_view row)>& fn) con
   for (const Chunk& c : chunks_) {
     for (size_t at = 0; at < c.used;) {
       const char* p = c.bytes.get() + at;
-      OwnerId owner = 0;
-      uint32_t length = 0;
-      core::Source source = core::Source::kPoller;
-      std::memcpy(&owner, p, 4);
-      std::memcpy(&length, p + 4, 4);
-      std::memcpy(&source, p + 8, 1);
-      row.assign(*owner_names_[owner]).push_back(kSep);
-      row.append(core::SourceName(source)).push_back(kSep);
-      row.append(p + kHeadBytes, length);
+      const RowHead head = ReadHead(p);
+      row.assign(*owner_names_[head.owner]).push_back(kSep);
+      row.append(core::SourceName(head.source)).push_back(kSep);
+      row.append(p + kHeadBytes, head.length);
       fn(row);
-      at += RoundUp4(kHeadBytes + length);
+      at += RoundUp4(kHeadBytes + head.length);
     }
   }
 }

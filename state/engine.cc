@@ -385,7 +385,7 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, uint64_t
       slot.has_candidate = true;
       Candidate& c = slot.candidate;
       c.source = e.source;
-      CopySignal(c.signal, *e.signal);
+      CopyField(c.signal, *e.signal);
       c.event_id = e.event_id;
       c.key.source_seq = e.source_seq;  // the event's OrderKey (MakeOrderKey)
       c.key.effective_time = effective;

@@ -40,17 +40,7 @@ inline void CopyField(std::vector<std::string>& dst, const std::vector<std::stri
   }
 }
 
-inline void CopyField(std::optional<std::string>& dst, const std::optional<std::string>& src) {
-  if (!src) {
-    dst.reset();
-  } else if (dst) {
-    CopyField(*dst, *src);
-  } else {
-    dst = src;
-  }
-}
-
-inline void CopySignal(Signal& dst, const Signal& src) {
+inline void CopyField(Signal& dst, const Signal& src) {
   dst.state = src.state;
   CopyField(dst.reason_code, src.reason_code);
   dst.confidence = src.confidence;
@@ -64,11 +54,13 @@ inline void CopySignal(Signal& dst, const Signal& src) {
   assert(dst == src);
 }
 
-inline void CopyField(std::optional<Signal>& dst, const std::optional<Signal>& src) {
+/// An optional field: reset, copied into the value it holds, or set.
+template <typename T>
+void CopyField(std::optional<T>& dst, const std::optional<T>& src) {
   if (!src) {
     dst.reset();
   } else if (dst) {
-    CopySignal(*dst, *src);
+    CopyField(*dst, *src);
   } else {
     dst = src;
   }
@@ -107,7 +99,7 @@ inline void CopyOrderKey(OrderKey& dst, const OrderKey& src) {
 
 inline void CopyCandidate(Candidate& dst, const Candidate& src) {
   dst.source = src.source;
-  CopySignal(dst.signal, src.signal);
+  CopyField(dst.signal, src.signal);
   CopyField(dst.event_id, src.event_id);
   CopyOrderKey(dst.key, src.key);
   dst.seen_at = src.seen_at;
@@ -119,7 +111,7 @@ inline void CopyPaneState(PaneState& dst, const PaneState& src) {
   CopyField(dst.target_id, src.target_id);
   CopyField(dst.pane_id, src.pane_id);
   CopyField(dst.runtime_id, src.runtime_id);
-  CopySignal(dst.signal, src.signal);
+  CopyField(dst.signal, src.signal);
   dst.source = src.source;
   dst.has_source = src.has_source;
   dst.state_version = src.state_version;

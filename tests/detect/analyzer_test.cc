@@ -267,20 +267,31 @@ TEST(AnalyzerDebounce, DebounceMsIsCheckedLikeSettleMs) {
 namespace agt::detect {
 namespace {
 
+// An analyzer for the set "x": a question rule over a Gemini-style
+// scrolling menu (the footer regex and `extra_menu` keys given), and an idle
+// prompt "> ".
+std::unique_ptr<Analyzer> ScrollingQuestionAnalyzer(const std::string& footer,
+                                                    const std::string& extra_menu = "") {
+  auto lib = std::make_shared<PatternLibrary>();
+  auto set = ParsePatternSet(
+      "[menu]\ncursor = [\"●\"]\nfooter = '" + footer + "'\nscroll_marker = \"▲\"\n" +
+          extra_menu +
+          "[[rule]]\nid = \"x.q\"\nstate = \"waiting_input\"\nregex = 'Answer Questions'\n"
+          "menu = true\napproval_type = \"user_question\"\nsettle_ms = 0\n"
+          "[[rule]]\nid = \"x.idle\"\nstate = \"idle\"\nregex = '^> '\n",
+      "x.toml");
+  EXPECT_TRUE(set.ok()) << set.error().message;
+  if (!set.ok()) return nullptr;
+  set->name = "x";
+  lib->Put(std::move(set).value());
+  return CreateAnalyzer(lib, "x");
+}
+
 // A scrolling list's options are joined across frames while the question
 // stays open, so choices run from option 1 and the cursor indexes them.
 TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
-  auto lib = std::make_shared<PatternLibrary>();
-  auto set = ParsePatternSet(
-      "[menu]\ncursor = [\"●\"]\nfooter = 'Enter to select'\nscroll_marker = \"▲\"\n"
-      "[[rule]]\nid = \"x.q\"\nstate = \"waiting_input\"\nregex = 'Answer Questions'\n"
-      "menu = true\napproval_type = \"user_question\"\nsettle_ms = 0\n"
-      "[[rule]]\nid = \"x.idle\"\nstate = \"idle\"\nregex = '^> '\n",
-      "x.toml");
-  ASSERT_TRUE(set.ok()) << set.error().message;
-  set->name = "x";
-  lib->Put(std::move(set).value());
-  auto a = CreateAnalyzer(lib, "x");
+  auto a = ScrollingQuestionAnalyzer("Enter to select");
+  ASSERT_NE(a, nullptr);
   Screen s;
   AnalyzerInput in;
   in.screen = &s;
@@ -320,17 +331,8 @@ TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
 // With the cursor on a row that is no option ("Done"), the joined list
 // stays, and cursor_position says 0: not on any option.
 TEST(AnalyzerScrolledList, CursorOffTheListKeepsTheJoinedOptions) {
-  auto lib = std::make_shared<PatternLibrary>();
-  auto set = ParsePatternSet(
-      "[menu]\ncursor = [\"●\"]\nfooter = 'Enter to (select|submit)'\n"
-      "scroll_marker = \"▲\"\ncursor_off_list = true\n"
-      "[[rule]]\nid = \"x.q\"\nstate = \"waiting_input\"\nregex = 'Answer Questions'\n"
-      "menu = true\napproval_type = \"user_question\"\nsettle_ms = 0\n",
-      "x.toml");
-  ASSERT_TRUE(set.ok()) << set.error().message;
-  set->name = "x";
-  lib->Put(std::move(set).value());
-  auto a = CreateAnalyzer(lib, "x");
+  auto a = ScrollingQuestionAnalyzer("Enter to (select|submit)", "cursor_off_list = true\n");
+  ASSERT_NE(a, nullptr);
   Screen s;
   AnalyzerInput in;
   in.screen = &s;

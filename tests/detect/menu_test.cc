@@ -153,13 +153,18 @@ TEST(Menu, TheLastMenuOnScreenWins) {
 namespace agt::detect {
 namespace {
 
-// Gemini's ask_user list: three options at a time under a "▲" marker.
-TEST(Menu, ScrolledListSaysWhereItsWindowStarts) {
+// Gemini's menu style: "●" cursor, "▲" scroll marker, the given footer.
+MenuStyle GeminiStyle(const char* footer) {
   MenuStyle s;
   s.cursor_glyphs = {"●"};
-  s.footer =
-      std::make_shared<const Regex>(std::move(Regex::Compile("Enter to select")).value());
+  s.footer = std::make_shared<const Regex>(std::move(Regex::Compile(footer)).value());
   s.scroll_marker = "▲";
+  return s;
+}
+
+// Gemini's ask_user list: three options at a time under a "▲" marker.
+TEST(Menu, ScrolledListSaysWhereItsWindowStarts) {
+  MenuStyle s = GeminiStyle("Enter to select");
   std::vector<std::string> top = {"│ Which checks should the CI job run?",
                                   "│",
                                   "│ ▲",
@@ -202,11 +207,7 @@ TEST(Menu, ScrolledListSaysWhereItsWindowStarts) {
 // Gemini's multi-select ends with an unnumbered "Done" row; the cursor can
 // rest there. With cursor_off_list the options are still a menu, cursor 0.
 TEST(Menu, CursorOffTheListNeedsTheStyleAndARowBeforeTheFooter) {
-  MenuStyle s;
-  s.cursor_glyphs = {"●"};
-  s.footer =
-      std::make_shared<const Regex>(std::move(Regex::Compile("Enter to submit")).value());
-  s.scroll_marker = "▲";
+  MenuStyle s = GeminiStyle("Enter to submit");
   std::vector<std::string> done = {"│ Which checks should the CI job run?",
                                    "│ ▲",
                                    "│   4. [ ] All of the above",
