@@ -7,7 +7,6 @@ namespace {
 class EngineCore final : public StateCore {
  public:
   explicit EngineCore(const state::EngineOptions& o) : engine_(o) {}
-  state::Effects Apply(const core::Event& e, core::TimeNs now) override { return engine_.Apply(e, now); }
   void ApplyInto(const core::Event& e, core::TimeNs now, state::Effects* out) override {
     engine_.ApplyInto(e, now, out);
   }
@@ -29,7 +28,6 @@ class EngineCore final : public StateCore {
     return engine_.Candidates(id);
   }
   void Restore(const state::EngineSnapshot& snapshot) override { engine_.Restore(snapshot); }
-  state::EngineSnapshot Snapshot() const override { return engine_.Snapshot(); }
   const char* name() const override { return "engine"; }
 
  private:

@@ -15,10 +15,8 @@ namespace agt::agg {
 class StateCore {
  public:
   virtual ~StateCore() = default;
-  /// See state::Engine::Apply.
-  virtual state::Effects Apply(const core::Event& e, core::TimeNs now) = 0;
-  /// See state::Engine::ApplyInto: Apply into a caller-owned Effects, whose
-  /// rows are overwritten in place when the caller reuses it.
+  /// See state::Engine::ApplyInto: applies `e` into a caller-owned Effects,
+  /// whose rows are overwritten in place when the caller reuses it.
   virtual void ApplyInto(const core::Event& e, core::TimeNs now, state::Effects* out) = 0;
   /// See state::Engine::Tick.
   virtual state::Effects Tick(core::TimeNs now) = 0;
@@ -33,8 +31,6 @@ class StateCore {
   /// Replaces everything the engine holds (daemon start-up, from the
   /// store's LoadSnapshot). See state::Engine::Restore.
   virtual void Restore(const state::EngineSnapshot& snapshot) = 0;
-  /// See state::Engine::Snapshot.
-  virtual state::EngineSnapshot Snapshot() const = 0;
   /// "engine" (reported by /v1/health).
   virtual const char* name() const = 0;
 };

@@ -387,10 +387,7 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, uint64_t
       c.source = e.source;
       CopyField(c.signal, *e.signal);
       c.event_id = e.event_id;
-      c.key.source_seq = e.source_seq;  // the event's OrderKey (MakeOrderKey)
-      c.key.effective_time = effective;
-      c.key.ingested_at = e.ingested_at;
-      c.key.event_id = e.event_id;
+      AssignOrderKey(e, opt.skew_budget, &c.key);
       c.seen_at = e.ingested_at;
       c.stale = false;  // kept false inside; derived from the marks for views
       UpsertCursor(fx, r.rt.runtime_id, e.source, c.key, pool);
