@@ -13,8 +13,8 @@ For one agent + scenario it:
   4. types the agent's name + Enter (a shell function runs the agent under the recorder:
      ptyrec.py, or `$AGTMUX_BIN wrap --record FILE.cast --`), then drives the scenario's
      steps with send-keys (prompts, Enter/Esc/arrows, spaced >= 0.25 s);
-  5. captures the pane every 200 ms (capture-pane -p; a snapshot is kept when the
-     screen or cursor changed);
+  5. captures the pane every SNAP_INTERVAL (50 ms; capture-pane -p; a snapshot is kept
+     when the screen or cursor changed);
   6. derives the ground-truth state timeline from the model-server log and the driver's
      actions (see README.md, "Ground truth"), and writes the fixture directory:
      session.cast snapshots.jsonl truth.jsonl model.log.jsonl driver.jsonl scenario.json
@@ -36,6 +36,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.environ.get("AGTMUX_AGENT_CACHE", os.path.expanduser("~/.cache/agtmux/agents"))
 BIN = os.path.join(CACHE, "node_modules", ".bin")
 COLS, ROWS = 120, 40
+# How often the snapper captures the pane. agtmuxd's poller captures a pane 50 ms after
+# the first %output of a burst (PollerOptions::burst_settle), so a 50 ms sampler gives the
+# CAP replay the same bound on how late it sees a redraw. At 200 ms (the first corpus) the
+# sampling alone took up to two thirds of the gate's 300 ms grace.
+SNAP_INTERVAL = 0.05
 FAKE_ANTHROPIC_KEY = "sk-ant-lab-0123456789abcdefghijklmnopqrstuv"
 FAKE_OPENAI_KEY = "sk-lab-0123456789abcdefghijklmnop"
 FAKE_GEMINI_KEY = "lab-gemini-key-0123456789"
@@ -315,6 +320,7 @@ class Recorder:
     # ---- snapshots -------------------------------------------------------------------
     def snapper(self):
         last = None
+        next_renice = 0.0
         while not self.stop_snap.is_set():
             t0 = time.monotonic()
             lines, cur = self.tmux.capture()
@@ -322,10 +328,10 @@ class Recorder:
                 self.snaps.append({"mono": t0, "lines": lines, "cursor": cur})
                 last = (lines, cur)
             self.latest = lines
-            self.snap_count = getattr(self, "snap_count", 0) + 1
-            if self.snap_count % 3 == 0:
+            if t0 >= next_renice:  # new agent processes get the lab's priority within 0.6 s
                 self.renice_tree()
-            dt = 0.2 - (time.monotonic() - t0)
+                next_renice = t0 + 0.6
+            dt = SNAP_INTERVAL - (time.monotonic() - t0)
             if dt > 0:
                 self.stop_snap.wait(dt)
 
@@ -383,12 +389,14 @@ class Recorder:
         if do == "sleep":
             time.sleep(float(st["s"]))
         elif do == "wait_ready":
-            ok = self.wait_screen(st.get("regex", AGENTS[self.agent]["ready"]), st.get("timeout", 30))
+            regex = st.get("regex", AGENTS[self.agent]["ready"])
+            ok = self.wait_screen(regex, st.get("timeout", 30))
             mark = st.get("mark", {"state": "idle"})
-            self.act("ready", ok=ok, mark=mark)
+            self.act("ready", regex=regex, ok=ok, mark=mark)
         elif do == "wait_screen":
-            ok = self.wait_screen(st["regex"], st.get("timeout", 20), negate=st.get("negate", False))
-            self.act("saw_screen", regex=st["regex"], ok=ok, mark=st.get("mark"))
+            negate = st.get("negate", False)
+            ok = self.wait_screen(st["regex"], st.get("timeout", 20), negate=negate)
+            self.act("saw_screen", regex=st["regex"], negate=negate or None, ok=ok, mark=st.get("mark"))
         elif do == "prompt":
             text = st["text"]
             if st.get("paste"):
@@ -584,6 +592,7 @@ class Recorder:
             "extra_env": self.sc.get("env", {}),
             "tmux": subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout.strip(),
             "size": "%dx%d" % (COLS, ROWS),
+            "snap_interval": SNAP_INTERVAL,
             "cwd": self.work,
             "home": self.home,
             "date": time.strftime("%Y-%m-%d"),
@@ -635,7 +644,8 @@ def load_jsonl(path):
 
 def derive(fixture_dir):
     """Derive truth.jsonl from model.log.jsonl + driver.jsonl + scenario.json (see README)."""
-    sc = json.load(open(os.path.join(fixture_dir, "scenario.json"), encoding="utf-8"))
+    with open(os.path.join(fixture_dir, "scenario.json"), encoding="utf-8") as f:
+        sc = json.load(f)
     rec = sc["recording"]
     start = rec["start_mono"]
     model = load_jsonl(os.path.join(fixture_dir, "model.log.jsonl"))
@@ -665,6 +675,38 @@ def derive(fixture_dir):
         nxt = min([m for m in driver_monos if m > t] or [float("inf")])
         return any(t < m < nxt for m in main_req_monos)
 
+    snaps = load_jsonl(os.path.join(fixture_dir, "snapshots.jsonl"))
+    interval = rec.get("snap_interval", 0.2)
+
+    def screen_changed(p):
+        """The driver saw its screen at p["mono"], polling every 0.1 s. The snapper, every
+        `interval`, tells sooner when the screen changed: after the last capture that did
+        not show it yet. Captures equal to the one before were not kept, so that capture
+        is one interval before the first sighting (or the last kept snapshot without it,
+        if later). Returns (that mono, mono of the first sighting)."""
+        rx = re.compile(p.get("regex") or AGENTS[sc["agent"]]["ready"], re.M)
+        negate = bool(p.get("negate"))
+
+        def shows(s_):
+            return (rx.search("\n".join(s_["lines"])) is not None) != negate
+
+        if not snaps:  # no snapshot thread: only the driver's sighting is known
+            return p["mono"], p["mono"]
+        first, last_not = None, start
+        for s_ in snaps:
+            mono = start + s_["t"]
+            if mono > p["mono"]:
+                # the driver's capture can beat the snapper's by a few ms
+                if first is None and mono <= p["mono"] + interval and shows(s_):
+                    first = mono
+                break
+            if shows(s_):
+                first = mono if first is None else first
+            else:
+                first, last_not = None, mono
+        seen = min(first, p["mono"]) if first is not None else p["mono"]
+        return max(seen - interval, last_not), seen
+
     out = []
     cur = {}
 
@@ -683,8 +725,12 @@ def derive(fixture_dir):
         if kind == "driver":
             a = p["action"]
             if a in ("ready", "saw_screen") and p.get("mark"):
-                emit(mono, p["mark"]["state"], "driver_saw_screen",
-                     **{k: v for k, v in p["mark"].items() if k != "state"})
+                changed, shown = screen_changed(p)
+                changed = max(changed, start + cur.get("t", 0.0))
+                kw = {k: v for k, v in p["mark"].items() if k != "state"}
+                kw["screen_t"] = round(shown - start, 3)
+                kw["driver_t"] = round(mono - start, 3)
+                emit(changed, p["mark"]["state"], "driver_saw_screen", **kw)
             elif a == "submit":
                 emit(mono, "running", "prompt_submitted")
             elif a == "keys":

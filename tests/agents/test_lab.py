@@ -176,6 +176,48 @@ class DeriveTest(unittest.TestCase):
                 (30.0, "unknown", None, "no_agent")])
 
 
+class ScreenChangeTest(unittest.TestCase):
+    """driver_saw_screen records are placed at the last capture before the screen showed
+    the awaited text, not at the driver's own (up to 0.1 s late) sighting."""
+
+    def derive(self, snaps, driver):
+        with tempfile.TemporaryDirectory() as d:
+            sc = {"agent": "claude", "name": "x", "turns": [],
+                  "recording": {"start_mono": 100.0, "snap_interval": 0.05}}
+            blank = [""] * 3
+            rows = {"scenario.json": None, "model.log.jsonl": [], "driver.jsonl": driver,
+                    "snapshots.jsonl": [{"t": t, "lines": blank if text is None else [text], "cursor": [0, 0]}
+                                        for t, text in snaps]}
+            for name, content in rows.items():
+                with open(os.path.join(d, name), "w") as f:
+                    if content is None:
+                        json.dump(sc, f)
+                    else:
+                        f.writelines(json.dumps(r) + "\n" for r in content)
+            return [(r["t"], r["state"], r.get("screen_t"), r.get("driver_t")) for r in harness.derive(d)][1:]
+
+    def test_one_interval_before_the_first_snapshot_showing_it(self):
+        got = self.derive([(0.1, None), (0.3, "? for shortcuts")],
+                          [{"action": "ready", "mark": {"state": "idle"}, "mono": 100.5}])
+        self.assertEqual(got, [(0.25, "idle", 0.3, 0.5)])
+
+    def test_a_later_kept_snapshot_without_it_bounds_the_change(self):
+        got = self.derive([(0.1, None), (0.28, "loading"), (0.3, "? for shortcuts")],
+                          [{"action": "ready", "mark": {"state": "idle"}, "mono": 100.5}])
+        self.assertEqual(got, [(0.28, "idle", 0.3, 0.5)])
+
+    def test_the_driver_seeing_it_before_the_snapper(self):
+        mark = {"state": "waiting_approval", "approval_type": "trust"}
+        got = self.derive([(0.1, None), (0.52, "Trust this folder?")],
+                          [{"action": "saw_screen", "regex": "Trust this folder\\?", "mark": mark, "mono": 100.5}])
+        self.assertEqual(got, [(0.45, "waiting_approval", 0.5, 0.5)])
+
+    def test_a_run_that_went_away_does_not_count(self):
+        got = self.derive([(0.1, "? for shortcuts"), (0.2, None), (0.4, "? for shortcuts")],
+                          [{"action": "ready", "mark": {"state": "idle"}, "mono": 100.5}])
+        self.assertEqual(got, [(0.35, "idle", 0.4, 0.5)])
+
+
 class CorpusTest(unittest.TestCase):
     def test_corpus(self):
         root = os.path.join(HERE, "..", "fixtures")
