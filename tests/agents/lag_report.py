@@ -38,9 +38,11 @@ def waiting_signal(agent, num, text):
 
 
 def outputs(cast_path):
+    """The times of the cast's output events."""
     with open(cast_path, encoding="utf-8") as f:
         next(f)
-        return [json.loads(line)[0] for line in f if json.loads(line)[1] == "o"]
+        events = (json.loads(line) for line in f)
+        return [t for t, kind, _ in events if kind == "o"]
 
 
 def measure(agent, fx, lags):
@@ -56,9 +58,9 @@ def measure(agent, fx, lags):
         # a startup dialog's truth comes from the screen itself (driver_saw_screen)
         if opens and rec.get("source") != "driver_saw_screen":
             probe = (rec.get("details") or "")[:24]
-            seen = [s["t"] for s in snaps if s["t"] >= t and probe and any(probe in ln for ln in s["lines"])]
-            if seen:
-                lags["dialog"].append(seen[0] - t)
+            seen = next((s["t"] for s in snaps if s["t"] >= t and any(probe in ln for ln in s["lines"])), None)
+            if probe and seen is not None:
+                lags["dialog"].append(seen - t)
             sig = [s for s in signals if s >= t]
             if sig:
                 lags["signal"].append(sig[0] - t)

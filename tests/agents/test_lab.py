@@ -184,16 +184,12 @@ class ScreenChangeTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             sc = {"agent": "claude", "name": "x", "turns": [],
                   "recording": {"start_mono": 100.0, "snap_interval": 0.05}}
-            blank = [""] * 3
-            rows = {"scenario.json": None, "model.log.jsonl": [], "driver.jsonl": driver,
-                    "snapshots.jsonl": [{"t": t, "lines": blank if text is None else [text], "cursor": [0, 0]}
-                                        for t, text in snaps]}
-            for name, content in rows.items():
+            with open(os.path.join(d, "scenario.json"), "w") as f:
+                json.dump(sc, f)
+            shots = [{"t": t, "lines": [""] * 3 if text is None else [text], "cursor": [0, 0]} for t, text in snaps]
+            for name, rows in (("model.log.jsonl", []), ("driver.jsonl", driver), ("snapshots.jsonl", shots)):
                 with open(os.path.join(d, name), "w") as f:
-                    if content is None:
-                        json.dump(sc, f)
-                    else:
-                        f.writelines(json.dumps(r) + "\n" for r in content)
+                    f.writelines(json.dumps(r) + "\n" for r in rows)
             return [(r["t"], r["state"], r.get("screen_t"), r.get("driver_t")) for r in harness.derive(d)][1:]
 
     def test_one_interval_before_the_first_snapshot_showing_it(self):

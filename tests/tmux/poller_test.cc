@@ -53,11 +53,12 @@ class PollerTest : public ::testing::Test {
     o.burst_settle = 0;
     return o;
   }
-  Poller poller{"host", "I", NoSettle(), [this](std::string_view) {
-                  return std::make_unique<ScriptAnalyzer>(&calls);
-                }, sink};
+  AnalyzerFactory Scripted() {
+    return [this](std::string_view) { return std::make_unique<ScriptAnalyzer>(&calls); };
+  }
+  Poller poller{"host", "I", NoSettle(), Scripted(), sink};
 
-  void Watch(std::vector<std::string> ids, int64_t pid = 50) {
+  static std::vector<PolledPane> Panes(std::vector<std::string> ids, int64_t pid = 50) {
     std::vector<PolledPane> v;
     for (auto& id : ids) {
       PolledPane p;
@@ -68,8 +69,9 @@ class PollerTest : public ::testing::Test {
       p.cols = 20;
       v.push_back(p);
     }
-    poller.SetPanes(v, now);
+    return v;
   }
+  void Watch(std::vector<std::string> ids, int64_t pid = 50) { poller.SetPanes(Panes(ids, pid), now); }
   std::vector<State> States() {
     std::vector<State> r;
     for (auto& e : sink.OfType("state_changed")) r.push_back(e.signal->state);
@@ -100,14 +102,8 @@ TEST_F(PollerTest, NewPaneCapturedOnceThenOnlyWhenMarked) {
 // A redraw arrives in pieces (clear, then the frame): the capture waits
 // burst_settle after the first mark, and later marks do not push it back.
 TEST_F(PollerTest, ARedrawIsCapturedAfterTheBurstSettles) {
-  Poller p{"host", "I", PollerOptions{},
-           [this](std::string_view) { return std::make_unique<ScriptAnalyzer>(&calls); },
-           sink};
-  PolledPane pane;
-  pane.pane_id = "%1";
-  pane.agent_type = "claude";
-  pane.agent_pid = 50;
-  p.SetPanes({pane}, now);
+  Poller p{"host", "I", PollerOptions{}, Scripted(), sink};
+  p.SetPanes(Panes({"%1"}), now);
   ASSERT_EQ(p.TakeDueCaptures(now).size(), 1u);  // a new pane: at once
   p.OnCapture("%1", "state:idle", now);
   now += 10 * kNsPerSec;
