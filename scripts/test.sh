@@ -37,6 +37,7 @@ build_and_test() {
   ninja -C "$dir" || { echo "test.sh: build failed in $dir" >&2; status=1; return 1; }
   meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
   cp "$dir/meson-logs/testlog.junit.xml" "$dir/suites.junit.xml" 2>/dev/null || rm -f "$dir/suites.junit.xml"
+  cp "$dir/meson-logs/testlog.json" "$dir/suites.testlog.json" 2>/dev/null || rm -f "$dir/suites.testlog.json"
   runs+=("$dir")
 }
 
@@ -62,7 +63,7 @@ fi
 # One closing line over every run, counting each GoogleTest case (meson's
 # JUnit log expands gtest binaries into their cases) and each other test.
 python3 - "${runs[@]}" "${fuzz_result:-}" <<'PY'
-import sys, xml.etree.ElementTree as ET, os
+import sys, xml.etree.ElementTree as ET, os, json
 passed = failed = skipped = 0
 args = sys.argv[1:]
 fuzz = args[-1] if args else ""
@@ -71,13 +72,26 @@ for d in args[:-1]:
     if not os.path.exists(path):
         failed += 1
         continue
+    # meson's JUnit log writes a test that timed out (or could not run) as a
+    # testcase without <failure>; its JSON log has the result.
+    broken = set()
+    try:
+        with open(os.path.join(d, "suites.testlog.json")) as f:
+            for line in f:
+                r = json.loads(line)
+                if r.get("result") in ("TIMEOUT", "ERROR"):
+                    broken.add(r["name"])
+    except (OSError, ValueError):
+        failed += 1
     for case in ET.parse(path).getroot().iter("testcase"):
-        if case.find("failure") is not None or case.find("error") is not None:
+        if case.find("failure") is not None or case.find("error") is not None or case.get("name") in broken:
+            broken.discard(case.get("name"))
             failed += 1
         elif case.find("skipped") is not None:
             skipped += 1
         else:
             passed += 1
+    failed += len(broken)  # a broken test with no testcase of its own name
 if fuzz == "pass":
     passed += 1
 elif fuzz == "fail":
