@@ -18,6 +18,7 @@
 
 #include "aggregator/ssh_executor.h"
 #include "aggregator/target_executor.h"
+#include "libagtcore/file.h"
 
 extern char** environ;
 
@@ -105,8 +106,11 @@ class Sshd {
     for (const auto& e : std::filesystem::directory_iterator("/proc")) {
       const std::string name = e.path().filename();
       if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream f(e.path() / "stat");
-      std::string stat((std::istreambuf_iterator<char>(f)), {});
+      // A process can exit between the listing and the read (ESRCH), which
+      // an ifstream reports by throwing; ReadWholeFile returns an error.
+      auto read = core::ReadWholeFile(e.path() / "stat");
+      if (!read.ok()) continue;
+      const std::string& stat = *read;
       size_t paren = stat.rfind(')');
       if (paren == std::string::npos) continue;
       int ppid = 0;
