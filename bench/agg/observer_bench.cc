@@ -27,8 +27,8 @@
 
 #include <rapidjson/document.h>
 
-#include "aggregator/collector_local.h"
-#include "aggregator/target_executor.h"
+#include "aggregator/observe/collector_local.h"
+#include "aggregator/targets/target_executor.h"
 #include "libagtcore/detect/analyzer.h"
 #include "libagtcore/net/file_reader.h"
 

@@ -1,6 +1,6 @@
 // The pure part of `respond`: which option the user meant and the keys
-// that reach it (aggregator/respond_plan.h).
-#include "aggregator/respond_plan.h"
+// that reach it (aggregator/actions/respond_plan.h).
+#include "aggregator/actions/respond_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 // and view filters (no sockets).
 #include <gtest/gtest.h>
 
-#include "aggregator/http_request.h"
-#include "aggregator/views.h"
-#include "aggregator/watch_hub.h"
+#include "aggregator/http/http_request.h"
+#include "aggregator/http/views.h"
+#include "aggregator/http/watch_hub.h"
 
 namespace agt::agg {
 namespace {

@@ -1,8 +1,8 @@
 // The local collector against a real tmux server on a private socket:
 // topology, boot id, server absent/started/restarted, runtimes, CAP state
 // from replayed agent screens, capture economy, and the @agtmux_* options.
-#include "aggregator/collector_local.h"
-#include "aggregator/tmux_format.h"
+#include "aggregator/observe/collector_local.h"
+#include "aggregator/observe/tmux_format.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // Runtime tracking across topologies: appear, pid change, re-created pane,
 // boot id change, wrapped panes, server gone.
-#include "aggregator/collector_runtimes.h"
+#include "aggregator/observe/collector_runtimes.h"
 
 #include <gtest/gtest.h>
 

@@ -3,14 +3,14 @@
 // and a private tmux server reached through it: topology, agent
 // identification from the remote /proc snapshot, CAP state from a replayed
 // Claude Code approval, and an unreachable host reported down.
-#include "aggregator/collector_ssh.h"
+#include "aggregator/observe/collector_ssh.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
 
-#include "aggregator/identify_agent.h"
+#include "aggregator/observe/identify_agent.h"
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/net/file_reader.h"
 #include "tests/tmux/fake_sink.h"

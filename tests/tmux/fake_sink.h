@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/collector.h"
+#include "aggregator/observe/collector.h"
 
 namespace agt::agg::testing {
 

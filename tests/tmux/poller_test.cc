@@ -1,6 +1,6 @@
 // The CAP poller's scheduling and change detection, with a fake analyzer,
 // a fake sink and hand-moved time.
-#include "aggregator/poller.h"
+#include "aggregator/observe/poller.h"
 
 #include <gtest/gtest.h>
 

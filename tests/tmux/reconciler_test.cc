@@ -1,6 +1,6 @@
 // Health transitions with a fake clock, and the reconciler's synthetic
 // events (stale wrappers, health, demotions) through a fake sink.
-#include "aggregator/reconciler.h"
+#include "aggregator/observe/reconciler.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // test generates (never the user's): argv quoting through the remote shell,
 // one persistent session, tmux on a private socket over ssh, host-key and
 // auth refusals, and retries when the server is gone.
-#include "aggregator/ssh_executor.h"
+#include "aggregator/targets/ssh_executor.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/ssh_executor.h"
-#include "aggregator/target_executor.h"
+#include "aggregator/targets/ssh_executor.h"
+#include "aggregator/targets/target_executor.h"
 #include "libagtcore/file.h"
 
 extern char** environ;

@@ -1,10 +1,10 @@
 // The local executor against real processes, the fake's recording, and
 // shell quoting for the ssh executor.
-#include "aggregator/target_executor.h"
+#include "aggregator/targets/target_executor.h"
 
 #include <gtest/gtest.h>
 
-#include "aggregator/ssh_executor.h"
+#include "aggregator/targets/ssh_executor.h"
 
 namespace agt::agg {
 namespace {

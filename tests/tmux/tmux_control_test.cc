@@ -1,5 +1,5 @@
 // The control-mode protocol parser on canned and odd output.
-#include "aggregator/tmux_control.h"
+#include "aggregator/observe/tmux_control.h"
 
 #include <gtest/gtest.h>
 

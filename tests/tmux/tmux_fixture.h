@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/target_executor.h"
+#include "aggregator/targets/target_executor.h"
 
 namespace agt::agg::testing {
 

@@ -1,5 +1,5 @@
 // The list-panes format and parser against hostile names (no tmux needed).
-#include "aggregator/tmux_format.h"
+#include "aggregator/observe/tmux_format.h"
 
 #include <gtest/gtest.h>
 
