@@ -1,7 +1,7 @@
 // Observer benchmark: daemon-side CPU of the collector + CAP poller with 100
 // unwrapped, idle agent panes (goal < 2 % of one core), and CAP
 // state-change-to-detection latency (goal p95 <= 2 s). Real tmux on a
-// private socket; each "agent" is tests/tmux/replay_screen.sh named
+// private socket; each "agent" is tests/agg/observe/replay_screen.sh named
 // `claude`, showing recorded Claude Code 2.1.197 screens.
 //
 // Baseline, measured in the same run: the naive poller other monitors use
@@ -176,7 +176,7 @@ int main() {
     std::filesystem::create_directory(d);
     WriteAns(d + "/screen0.ans", snaps[size_t(idle)], cursors[size_t(idle)]);
     WriteAns(d + "/screen1.ans", snaps[size_t(approval)], cursors[size_t(approval)]);
-    std::filesystem::create_symlink(src + "/tests/tmux/replay_screen.sh", d + "/claude");
+    std::filesystem::create_symlink(src + "/tests/agg/observe/replay_screen.sh", d + "/claude");
     mkfifo((d + "/ctl").c_str(), 0600);
     dirs.push_back(d);
     std::string session = "s" + std::to_string(i / 10);

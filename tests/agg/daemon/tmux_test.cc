@@ -13,7 +13,7 @@
 
 #include "cli/table.h"
 #include "tests/agg/daemon_harness.h"
-#include "tests/tmux/sshd_fixture.h"
+#include "tests/agg/targets/sshd_fixture.h"
 
 namespace agt::test {
 namespace {

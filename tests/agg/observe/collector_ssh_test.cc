@@ -13,9 +13,9 @@
 #include "aggregator/observe/identify_agent.h"
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/net/file_reader.h"
-#include "tests/tmux/fake_sink.h"
-#include "tests/tmux/sshd_fixture.h"
-#include "tests/tmux/tmux_fixture.h"
+#include "tests/agg/observe/fake_sink.h"
+#include "tests/agg/targets/sshd_fixture.h"
+#include "tests/agg/observe/tmux_fixture.h"
 
 namespace agt::agg {
 namespace {
@@ -137,7 +137,7 @@ class SshCollectorTest : public ::testing::Test {
 };
 
 TEST_F(SshCollectorTest, ReplayedClaudeApprovalOverSshShowsAsCapState) {
-  const std::string fx = testing::SourceDir() + "/../fixtures/claude/2.1.197/shell_approved/snapshots.jsonl";
+  const std::string fx = testing::SourceDir() + "/../../fixtures/claude/2.1.197/shell_approved/snapshots.jsonl";
   const std::string replay = dir.path() + "/replay";
   std::filesystem::create_directories(replay);
   const int n = testing::PrepareReplay(fx, replay, "claude");

@@ -15,8 +15,8 @@
 #include "libagtcore/detect/analyzer.h"
 #include "libagtcore/net/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
-#include "tests/tmux/fake_sink.h"
-#include "tests/tmux/tmux_fixture.h"
+#include "tests/agg/observe/fake_sink.h"
+#include "tests/agg/observe/tmux_fixture.h"
 
 namespace agt::agg {
 namespace {
@@ -189,7 +189,7 @@ TEST_F(CollectorTest, AgentPaneIsARuntimeAndARecreatedPaneIsANewOne) {
 }
 
 TEST_F(CollectorTest, ReplayedClaudeApprovalShowsAsCapState) {
-  const std::string fx = testing::SourceDir() + "/../fixtures/claude/2.1.197/shell_approved/snapshots.jsonl";
+  const std::string fx = testing::SourceDir() + "/../../fixtures/claude/2.1.197/shell_approved/snapshots.jsonl";
   const int n = testing::PrepareReplay(fx, dir.path(), "claude");
   ASSERT_GT(n, 3);
   // Pick the snapshot showing the permission dialog, and the idle prompt.

@@ -1,5 +1,5 @@
 // The tmux test helpers (see tmux_fixture.h).
-#include "tests/tmux/tmux_fixture.h"
+#include "tests/agg/observe/tmux_fixture.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "hooks_e2e"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "hooks_e2e"))
 import hooks_e2e as e2e  # noqa: E402  (the agent lab driven step by step, with agtmuxd)
 
 OPTS = e2e.OPTS

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "libagtcore/clock.h"
-#include "tests/tmux/fake_sink.h"
+#include "tests/agg/observe/fake_sink.h"
 
 namespace agt::agg {
 namespace {

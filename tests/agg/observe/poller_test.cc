@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/tmux/fake_sink.h"
+#include "tests/agg/observe/fake_sink.h"
 
 namespace agt::agg {
 namespace {
