@@ -1,7 +1,7 @@
 // Where the daemon makes ingested events durable before it acknowledges
 // them: the SQLite store, state::Store on <state_dir>/agtmux.db
-// (aggregator/daemon/store_persistence.cc): one transaction per batch of Effects,
-// restored with LoadSnapshot at start-up. CreateBackend builds the engine
+// (persistence.cc): one transaction per batch of Effects, restored with
+// LoadSnapshot at start-up. CreateBackend builds the engine
 // and its persistence.
 #pragma once
 

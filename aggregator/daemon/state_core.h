@@ -1,6 +1,6 @@
 // The daemon's view of the state engine: a narrow interface over
-// state::Engine (state/engine.h), implemented in aggregator/daemon/engine_core.cc,
-// so the API and the views need not know the engine's internals.
+// state::Engine (state/engine.h), implemented in state_core.cc, so the API
+// and the views need not know the engine's internals.
 #pragma once
 
 #include <memory>
