@@ -399,7 +399,7 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
   if (target.spec.kind != "local") {
     // Remote: the user runs it; nothing is switched from here. ssh hands
     // its command to the remote shell as one string. The pane id is enough
-    // for tmux to find its window and session (the observer may not have
+    // for tmux to find its window and session (the collector may not have
     // reported them).
     std::string pane = core::ShellQuote(row.pane_id);
     std::string remote = core::ShellJoin(tmux) + " select-window -t " + pane + " \\; select-pane -t " + pane +

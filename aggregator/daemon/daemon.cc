@@ -1,7 +1,7 @@
 // agtmuxd's lifecycle (see daemon.h). Start-up order matters: the lock is
 // taken before anything touches the socket, a stale socket is removed only
 // while holding it, the store is restored before the socket accepts, and
-// the spool is drained before the observers start, so events the wrapper
+// the spool is drained before the collectors start, so events the wrapper
 // spooled while the daemon was away land before fresh CAP verdicts.
 #include "aggregator/daemon/daemon.h"
 
@@ -26,15 +26,15 @@
 namespace agt::agg {
 namespace {
 
-/// Routes pane decorations to the observer of the pane's target.
-class ObserverSet final : public PaneDecorator {
+/// Routes pane decorations to the collector of the pane's target.
+class CollectorSet final : public PaneDecorator {
  public:
   void Decorate(const std::string& target, const std::string& pane, core::State s,
                 core::Source src) override {
-    auto it = observers.find(target);
-    if (it != observers.end() && it->second) it->second->Decorate(target, pane, s, src);
+    auto it = collectors.find(target);
+    if (it != collectors.end() && it->second) it->second->Decorate(target, pane, s, src);
   }
-  std::map<std::string, std::unique_ptr<TargetObserver>> observers;
+  std::map<std::string, std::unique_ptr<PaneDecorator>> collectors;
 };
 
 struct Daemon {
@@ -42,7 +42,7 @@ struct Daemon {
   uv_loop_t loop{};
   std::unique_ptr<DaemonCore> core;
   std::unique_ptr<HttpServer> server;
-  ObserverSet observers;
+  CollectorSet collectors;
   uv_signal_t sigterm{}, sigint{};
   uv_timer_t tick{}, spool{}, deadline{}, retention{};
   state::RetentionOptions retention_options;
@@ -53,13 +53,13 @@ struct Daemon {
   explicit Daemon(const DaemonOptions& o) : opt(o) {}
 
   core::Status Connect(const TargetSpec& spec) {
-    if (!opt.observers) return core::Ok();
-    observers.observers.erase(spec.name);
-    auto obs = opt.observers(&loop, spec, *core);
-    if (!obs) return obs.error();
-    observers.observers[spec.name] = std::move(*obs);
+    if (!opt.collectors) return core::Ok();
+    collectors.collectors.erase(spec.name);
+    auto c = opt.collectors(&loop, spec, *core);
+    if (!c) return c.error();
+    collectors.collectors[spec.name] = std::move(*c);
     if (TargetStatus* t = core->targets().Find(spec.name)) {
-      t->connected = observers.observers[spec.name] != nullptr;
+      t->connected = collectors.collectors[spec.name] != nullptr;
       t->health = "ok";
       t->error.clear();
     }
@@ -113,7 +113,7 @@ struct Daemon {
 
   void Finish() {
     uv_timer_stop(&deadline);
-    observers.observers.clear();
+    collectors.collectors.clear();
     if (auto st = core->Flush(); !st) log->error("flush: {}", st.error().ToString());
     uv_stop(&loop);
   }
@@ -162,7 +162,7 @@ int RunDaemon(const DaemonOptions& opt) {
     return 1;
   }
   d.core = std::move(*core);
-  d.core->set_decorator(&d.observers);
+  d.core->set_decorator(&d.collectors);
 
   ServerOptions so;
   so.header_timeout_ms = opt.header_timeout_ms;
@@ -174,7 +174,7 @@ int RunDaemon(const DaemonOptions& opt) {
   ctx.socket_path = paths.socket_path;
   ctx.started_at = clock.Now();
   ctx.connect_target = [&d](const TargetSpec& spec) { return d.Connect(spec); };
-  ctx.disconnect_target = [&d](const std::string& name) { d.observers.observers.erase(name); };
+  ctx.disconnect_target = [&d](const std::string& name) { d.collectors.collectors.erase(name); };
   d.server = std::make_unique<HttpServer>(&d.loop, so, MakeApiHandler(ctx));
   if (auto st = d.server->Listen(paths.socket_path); !st) {
     std::fprintf(stderr, "agtmuxd: %s\n", st.error().ToString().c_str());

@@ -1,6 +1,6 @@
 // agtmuxd's lifecycle: paths and permissions, the single-instance lock,
-// stale-socket recovery, the HTTP server, the spool drain, the target
-// observers, periodic engine work, and graceful shutdown on SIGTERM/SIGINT
+// stale-socket recovery, the HTTP server, the spool drain, the targets'
+// collectors, periodic engine work, and graceful shutdown on SIGTERM/SIGINT
 // (stop accepting, let requests in flight finish, end watch streams with a
 // `reset`, flush the store, exit 0).
 #pragma once
@@ -16,16 +16,11 @@
 
 namespace agt::agg {
 
-/// Observes one target for the daemon (the observer's collector). Returned
-/// by an ObserverFactory; destroyed to stop observing.
-class TargetObserver : public PaneDecorator {
- public:
-  ~TargetObserver() override = default;
-};
-
-/// Starts observing `spec` and reports through `sink`; null when this kind
-/// of target is not supported (it is then listed, but not observed).
-using ObserverFactory = std::function<core::Result<std::unique_ptr<TargetObserver>>(
+/// Starts a collector on `spec` that reports through `sink`, and returns it
+/// as the PaneDecorator of that target's panes; destroying it stops the
+/// collector. Null when this kind of target is not supported (it is then
+/// listed, but not observed).
+using CollectorFactory = std::function<core::Result<std::unique_ptr<PaneDecorator>>(
     uv_loop_t* loop, const TargetSpec& spec, CollectorSink& sink)>;
 
 struct DaemonOptions {
@@ -39,7 +34,7 @@ struct DaemonOptions {
   /// from config.toml [daemon] retention_payloads / retention_events). The
   /// environment variable AGTMUX_RETENTION_INTERVAL_MS overrides it (tests).
   int64_t retention_interval_ms = 3600 * 1000;
-  ObserverFactory observers;         // empty: no tmux observation
+  CollectorFactory collectors;       // empty: no tmux observation
 };
 
 /// Runs the daemon until it is told to stop; returns the exit status.

@@ -25,8 +25,8 @@
 
 namespace agt::agg {
 
-/// Shows a pane's state in tmux (@agtmux_state / @agtmux_source). The
-/// observer's collector implements it for local targets.
+/// Shows a pane's state in tmux (@agtmux_state / @agtmux_source). A
+/// target's collector implements it (the local one sets the options).
 class PaneDecorator {
  public:
   virtual ~PaneDecorator() = default;

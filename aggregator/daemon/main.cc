@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "aggregator/daemon/daemon.h"
-#include "aggregator/daemon/observers.h"
+#include "aggregator/daemon/real_collectors.h"
 #include "libagtcore/paths.h"
 #include "libagtcore/timefmt.h"
 
@@ -41,6 +41,6 @@ int main(int argc, char** argv) {
   opt.header_timeout_ms = *timeout / agt::core::kNsPerMs;
   opt.max_body_bytes = max_body;
   opt.fast_durability = fast;
-  if (!no_observe) opt.observers = agt::agg::RealObservers();
+  if (!no_observe) opt.collectors = agt::agg::RealCollectors();
   return agt::agg::RunDaemon(opt);
 }

@@ -178,7 +178,7 @@ std::vector<PaneRow> CollectPanes(const ViewSources& src) {
       rows.push_back(std::move(r));
     }
   }
-  // Runtimes in panes the observer has not reported (yet): a wrapper that
+  // Runtimes in panes no collector has reported (yet): a wrapper that
   // announced itself first, or a target without a collector.
   for (const state::PaneState& ps : src.core->AllPanes()) {
     if (seen.count({ps.target_id, ps.pane_id})) continue;

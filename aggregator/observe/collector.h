@@ -16,7 +16,7 @@ namespace agt::agg {
 
 using core::TimeNs;
 
-/// One tmux pane as the observer last saw it.
+/// One tmux pane as its collector last saw it.
 struct PaneInfo {
   std::string target_id;
   std::string session_id;       // "$1"

@@ -44,7 +44,7 @@ class HealthTracker {
 };
 
 /// A target_health_changed event (source poller) for `target_id`;
-/// `seq` numbers the transitions of this observer run (dedupe).
+/// `seq` numbers the transitions of this collector run (dedupe).
 core::Event MakeHealthEvent(const std::string& target_id, Health h, const std::string& instance,
                             int64_t seq, core::TimeNs now, const std::string& reason);
 

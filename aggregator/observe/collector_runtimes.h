@@ -18,7 +18,7 @@ namespace agt::agg {
 
 class RuntimeTracker {
  public:
-  /// `instance` distinguishes this observer run in dedupe keys (a ULID
+  /// `instance` distinguishes this collector run in dedupe keys (a ULID
   /// made at start-up), so two daemon runs never share a key.
   RuntimeTracker(std::string target_id, std::string instance);
 

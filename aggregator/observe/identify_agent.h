@@ -5,7 +5,7 @@
 // pane_current_command is known; the same rules apply to it alone.
 //
 // The rules themselves are libagtcore/detect's (patterns/identify.toml);
-// this file adds what only the observer knows: /proc, the wrapper, and a
+// this file adds what only the collectors know: /proc, the wrapper, and a
 // process started under another argv[0] (exec -a).
 #pragma once
 

@@ -1,5 +1,5 @@
-// One tmux server's list-panes records turned into what the observer
-// reports: the topology with each pane's agent identified (through a /proc
+// One tmux server's list-panes records turned into what the collectors
+// report: the topology with each pane's agent identified (through a /proc
 // view: this machine's, or a snapshot read over ssh), the panes run by
 // `agtmux wrap`, the agents' start times, and the panes the CAP poller
 // watches. Shared by the local and the ssh collectors; keeps what it needs

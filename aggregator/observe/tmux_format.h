@@ -1,4 +1,4 @@
-// The `list-panes -a -F` format the observer reads the whole topology with,
+// The `list-panes -a -F` format the collectors read the whole topology with,
 // and its parser. One command returns every pane of a server; the parser is a
 // pure function of the text, so hostile names are unit-tested without tmux.
 //
@@ -24,8 +24,8 @@ namespace agt::agg {
 
 inline constexpr std::string_view kTokenStem = "~7aGt";
 
-/// One pane as list-panes reported it, with the server fields the observer
-/// needs beside PaneInfo.
+/// One pane as list-panes reported it, with the server fields the collectors
+/// need beside PaneInfo.
 struct PaneRecord {
   PaneInfo info;                // target_id, agent fields left empty
   int64_t server_pid = 0;       // #{pid}

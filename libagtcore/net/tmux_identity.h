@@ -1,7 +1,7 @@
 // The identity of a tmux server as agtmux names it. `$TMUX` tells a process
 // inside tmux which server it runs under ("socket,pid,session"); the boot id
 // ("<server pid>-<start time in clock ticks>") tells two servers apart even
-// when a pid is reused. The wrapper and the daemon's observer both compute it
+// when a pid is reused. The wrapper and the daemon's collectors both compute it
 // here, from /proc, without forking, so they agree on the same server.
 #pragma once
 

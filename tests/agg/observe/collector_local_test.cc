@@ -171,7 +171,7 @@ TEST_F(CollectorTest, AgentPaneIsARuntimeAndARecreatedPaneIsANewOne) {
   const PaneInfo* p = Find(pane);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->agent_type, "claude");
-  // tmux names a script by its interpreter ("sh"); the observer identified
+  // tmux names a script by its interpreter ("sh"); the collector identified
   // it from the foreground process's own name in /proc.
   EXPECT_EQ(p->current_command, tmux.Must({"display-message", "-p", "-t", pane, "#{pane_current_command}"}));
   EXPECT_EQ(p->agent_pid, *obs[0].pid);

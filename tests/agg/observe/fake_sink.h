@@ -1,4 +1,4 @@
-// A CollectorSink that records every call, for the observer's tests.
+// A CollectorSink that records every call, for the collectors' tests.
 #pragma once
 
 #include <set>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A stand-in agent for the tmux tests and the observer benchmark: shows
+# A stand-in agent for the tmux tests and the observe benchmark: shows
 # pre-rendered screens of a recorded agent session in its pane. Tests run it
 # through a symlink named after the agent (claude, codex, gemini), so its
 # process name identifies the pane as that agent, as the real CLI would.

@@ -97,7 +97,7 @@ void Loop::RunFor(int ms) {
   (void)RunUntil([] { return false; }, ms);
 }
 
-std::string SourceDir() { return OBSERVER_TEST_SOURCE_DIR; }
+std::string SourceDir() { return OBSERVE_TEST_SOURCE_DIR; }
 
 void WriteScreen(const std::string& dir, int n, const std::vector<std::string>& lines) {
   std::ofstream f(dir + "/screen" + std::to_string(n) + ".ans", std::ios::binary);

@@ -1,4 +1,4 @@
-// Helpers for the observer's tmux tests: a private tmux server in a temp
+// Helpers for the tmux tests of aggregator/observe and aggregator/targets: a private tmux server in a temp
 // directory (never the user's), a libuv loop polled with a deadline, and a
 // screen replayer that plays recorded agent screens in a pane.
 #pragma once

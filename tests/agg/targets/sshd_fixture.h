@@ -1,4 +1,4 @@
-// A real OpenSSH sshd on 127.0.0.1 for the observer's ssh tests, with host
+// A real OpenSSH sshd on 127.0.0.1 for the ssh tests, with host
 // and user keys the test generates (never the user's).
 #pragma once
 

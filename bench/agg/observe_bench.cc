@@ -1,4 +1,4 @@
-// Observer benchmark: daemon-side CPU of the collector + CAP poller with 100
+// Observe benchmark: daemon-side CPU of the collector + CAP poller with 100
 // unwrapped, idle agent panes (goal < 2 % of one core), and CAP
 // state-change-to-detection latency (goal p95 <= 2 s). Real tmux on a
 // private socket; each "agent" is tests/agg/observe/replay_screen.sh named
@@ -144,7 +144,7 @@ void PrintStats(const char* name, std::vector<double> v, const char* unit) {
 int main() {
   signal(SIGPIPE, SIG_IGN);
   unsetenv("TMUX");
-  const std::string src = OBSERVER_BENCH_SOURCE_DIR;
+  const std::string src = OBSERVE_BENCH_SOURCE_DIR;
   char tmpl[] = "/tmp/agtmux-obsbench-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
   const std::string sock = dir + "/tmux.sock";
@@ -237,7 +237,7 @@ int main() {
     std::sort(sorted_cpu.begin(), sorted_cpu.end());
     std::sort(sorted_base.begin(), sorted_base.end());
     const double med = std::max(sorted_cpu[sorted_cpu.size() / 2], 0.001);
-    std::printf("ratio baseline/observer (median CPU): %.1fx\n", sorted_base[sorted_base.size() / 2] / med);
+    std::printf("ratio baseline/collector (median CPU): %.1fx\n", sorted_base[sorted_base.size() / 2] / med);
   }
 
   // 2) CAP latency: flip a pane from the idle prompt to the approval dialog
