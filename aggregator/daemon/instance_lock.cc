@@ -16,7 +16,7 @@ namespace agt::agg {
 core::Result<InstanceLock> InstanceLock::Acquire(const std::string& lock_path) {
   int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return core::MakeError(core::Err::kIo, "cannot open lock " + lock_path + ": " + std::strerror(errno));
-  net::UniqueFd owned(fd);
+  core::UniqueFd owned(fd);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char buf[32] = {};
     ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);

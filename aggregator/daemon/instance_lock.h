@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "libagtcore/net/unique_fd.h"
+#include "libagtcore/unique_fd.h"
 #include "libagtcore/result.h"
 
 namespace agt::agg {
@@ -22,9 +22,9 @@ class InstanceLock {
   const std::string& path() const { return path_; }
 
  private:
-  InstanceLock(std::string path, net::UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  InstanceLock(std::string path, core::UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
   std::string path_;
-  net::UniqueFd fd_;
+  core::UniqueFd fd_;
 };
 
 }  // namespace agt::agg

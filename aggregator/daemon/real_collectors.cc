@@ -10,7 +10,7 @@
 #include "aggregator/targets/tmux_socket.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/paths.h"
 
 #include <unistd.h>
@@ -33,7 +33,7 @@ class RunningLocalCollector final : public PaneDecorator {
   }
 
  private:
-  net::RealFileReader files_;
+  core::RealFileReader files_;
   LocalCollector collector_;
 };
 

@@ -43,7 +43,7 @@ bool IsStructural(const std::string& name) {
 
 LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
                                CollectorSink& sink, const core::Clock& clock,
-                               const net::FileReader& files, AnalyzerFactory analyzers)
+                               const core::FileReader& files, AnalyzerFactory analyzers)
     : loop_(loop),
       options_(std::move(options)),
       sink_(sink),

@@ -26,7 +26,7 @@
 #include "aggregator/observe/poller.h"
 #include "aggregator/observe/tmux_control_client.h"
 #include "libagtcore/clock.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/result.h"
 
 namespace agt::agg {
@@ -47,7 +47,7 @@ struct LocalCollectorOptions {
 class LocalCollector {
  public:
   LocalCollector(uv_loop_t* loop, LocalCollectorOptions options, CollectorSink& sink,
-                 const core::Clock& clock, const net::FileReader& files,
+                 const core::Clock& clock, const core::FileReader& files,
                  AnalyzerFactory analyzers);
   ~LocalCollector();
   LocalCollector(const LocalCollector&) = delete;
@@ -85,7 +85,7 @@ class LocalCollector {
   LocalCollectorOptions options_;
   CollectorSink& sink_;
   const core::Clock& clock_;
-  const net::FileReader& files_;
+  const core::FileReader& files_;
   std::string instance_;
   std::unique_ptr<TmuxControlClient> control_;
   Poller poller_;

@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "aggregator/observe/tmux_format.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/net/file_reader.h"
 #include "libagtcore/shell.h"
 #include "libagtcore/text.h"
 
@@ -301,7 +301,7 @@ void SshCollector::Finish(Scan& scan) {
     for (auto& e : runtimes_.Update(topology, {}, {}, now)) sink_.OnEvent(std::move(e));
     poller_.SetPanes({}, now);
   } else {
-    net::FakeFileReader files;  // the remote /proc, as the snapshot read it
+    core::MemoryFileReader files;  // the remote /proc, as the snapshot read it
     files.files = std::move(scan.proc);
     PaneScanner::Result r = scanner_.Scan(scan.records, files);
     for (auto& e : runtimes_.Update(r.topology, r.wrapped, r.started, now)) sink_.OnEvent(std::move(e));

@@ -22,7 +22,7 @@ std::string_view Basename(std::string_view p) {
 
 }  // namespace
 
-core::Result<int64_t> ForegroundPgid(int64_t pane_pid, const net::FileReader& files) {
+core::Result<int64_t> ForegroundPgid(int64_t pane_pid, const core::FileReader& files) {
   const std::string path = "/proc/" + std::to_string(pane_pid) + "/stat";
   auto stat = files.Read(path);
   if (!stat) return stat.error();
@@ -51,7 +51,7 @@ core::Result<int64_t> ForegroundPgid(int64_t pane_pid, const net::FileReader& fi
   return core::MakeError(core::Err::kPayloadInvalid, path + ": fewer than 8 fields");
 }
 
-core::Result<ProcessView> ForegroundProcess(int64_t pane_pid, const net::FileReader& files) {
+core::Result<ProcessView> ForegroundProcess(int64_t pane_pid, const core::FileReader& files) {
   const std::string base = "/proc/" + std::to_string(pane_pid);
   auto pg = ForegroundPgid(pane_pid, files);
   if (!pg) return pg.error();
@@ -82,7 +82,7 @@ core::Result<ProcessView> ForegroundProcess(int64_t pane_pid, const net::FileRea
   return v;
 }
 
-core::TimeNs ProcessStartTime(int64_t pid, const net::FileReader& files) {
+core::TimeNs ProcessStartTime(int64_t pid, const core::FileReader& files) {
   auto stat = files.Read("/proc/" + std::to_string(pid) + "/stat");
   if (!stat) return 0;
   auto ticks = net::ParseProcStatStartTime(*stat);

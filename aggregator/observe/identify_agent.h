@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/result.h"
 #include "libagtcore/state.h"
 
@@ -30,14 +30,14 @@ struct ProcessView {
 
 /// The terminal's foreground process group of the pane (field 8, tpgid, of
 /// /proc/<pane_pid>/stat); E_NOT_FOUND when the process is gone.
-core::Result<int64_t> ForegroundPgid(int64_t pane_pid, const net::FileReader& files);
+core::Result<int64_t> ForegroundPgid(int64_t pane_pid, const core::FileReader& files);
 
 /// Reads the foreground process of the pane whose first process is
 /// `pane_pid`. E_NOT_FOUND when the process is gone.
-core::Result<ProcessView> ForegroundProcess(int64_t pane_pid, const net::FileReader& files);
+core::Result<ProcessView> ForegroundProcess(int64_t pane_pid, const core::FileReader& files);
 
 /// Wall-clock start time of `pid` (stat field 22 + btime); 0 when unknown.
-core::TimeNs ProcessStartTime(int64_t pid, const net::FileReader& files);
+core::TimeNs ProcessStartTime(int64_t pid, const core::FileReader& files);
 
 struct AgentIdentity {
   std::string agent_type;  // "claude", "codex", "gemini", ...; empty = none

@@ -9,7 +9,7 @@ namespace agt::agg {
 PaneScanner::PaneScanner(std::string target_id, std::string socket_path)
     : target_id_(std::move(target_id)), socket_path_(std::move(socket_path)) {}
 
-std::string PaneScanner::BootId(int64_t server_pid, const net::FileReader& files) {
+std::string PaneScanner::BootId(int64_t server_pid, const core::FileReader& files) {
   if (server_pid != boot_pid_ || boot_id_.empty()) {
     auto id = net::TmuxServerBootId(server_pid, files);
     boot_pid_ = server_pid;
@@ -20,7 +20,7 @@ std::string PaneScanner::BootId(int64_t server_pid, const net::FileReader& files
   return boot_id_;
 }
 
-PaneScanner::Result PaneScanner::Scan(const std::vector<PaneRecord>& records, const net::FileReader& files) {
+PaneScanner::Result PaneScanner::Scan(const std::vector<PaneRecord>& records, const core::FileReader& files) {
   Result r;
   Topology& t = r.topology;
   t.target_id = target_id_;

@@ -15,7 +15,7 @@
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/poller.h"
 #include "aggregator/observe/tmux_format.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 
 namespace agt::agg {
 
@@ -31,7 +31,7 @@ class PaneScanner {
   };
   /// Identifies each record's agent; cheap when a pane's pid, foreground
   /// process and command are unchanged since the last scan.
-  Result Scan(const std::vector<PaneRecord>& records, const net::FileReader& files);
+  Result Scan(const std::vector<PaneRecord>& records, const core::FileReader& files);
 
   /// Marks for capture the watched panes whose window activity advanced
   /// (one-second grain: also when it is not older than the last capture).
@@ -41,7 +41,7 @@ class PaneScanner {
   void Reset();
 
  private:
-  std::string BootId(int64_t server_pid, const net::FileReader& files);
+  std::string BootId(int64_t server_pid, const core::FileReader& files);
 
   struct Identified {
     int64_t pane_pid = 0;

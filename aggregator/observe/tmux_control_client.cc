@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "libagtcore/net/unique_fd.h"
+#include "libagtcore/unique_fd.h"
 
 extern char** environ;
 
@@ -102,7 +102,7 @@ static bool ServerListening(const std::string& path) {
   sa.sun_family = AF_UNIX;
   if (path.size() >= sizeof sa.sun_path) return true;  // let tmux report it
   std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
-  net::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  core::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return true;
   return connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
 }

@@ -20,7 +20,7 @@
 #include <cstring>
 #include <random>
 
-#include "libagtcore/net/unique_fd.h"
+#include "libagtcore/unique_fd.h"
 #include "libagtcore/shell.h"
 
 namespace agt::agg {
@@ -50,7 +50,7 @@ std::string HomeFile(const char* rel) {
 }  // namespace
 
 struct SshExecutor::Session {
-  net::UniqueFd sock;
+  core::UniqueFd sock;
   LIBSSH2_SESSION* ssh = nullptr;
   /// Says goodbye, then frees the session without waiting on the peer.
   /// libssh2_session_free first closes every channel still open, and

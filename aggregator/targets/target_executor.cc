@@ -15,7 +15,7 @@
 
 #include <cstring>
 
-#include "libagtcore/net/unique_fd.h"
+#include "libagtcore/unique_fd.h"
 
 extern char** environ;
 
@@ -25,7 +25,7 @@ namespace {
 using core::Err;
 using core::MakeError;
 using core::TimeNs;
-using net::UniqueFd;
+using core::UniqueFd;
 
 TimeNs MonoNow() {
   timespec ts{};

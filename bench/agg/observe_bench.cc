@@ -30,7 +30,7 @@
 #include "aggregator/observe/collector_local.h"
 #include "aggregator/targets/target_executor.h"
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 
 namespace {
 
@@ -193,7 +193,7 @@ int main() {
   uv_loop_t loop;
   uv_loop_init(&loop);
   Sink sink;
-  agt::net::RealFileReader files;
+  agt::core::RealFileReader files;
   agg::LocalCollectorOptions o;
   o.target_id = "bench";
   o.socket_path = sock;

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/result.h"
 
 namespace agt::net {
@@ -34,6 +34,6 @@ core::Result<uint64_t> ParseProcStatStartTime(std::string_view stat);
 
 /// "<pid>-<starttime>" read from /proc/<pid>/stat through `reader`.
 /// E_NOT_FOUND when the process does not exist.
-core::Result<std::string> TmuxServerBootId(int64_t server_pid, const FileReader& reader);
+core::Result<std::string> TmuxServerBootId(int64_t server_pid, const core::FileReader& reader);
 
 }  // namespace agt::net

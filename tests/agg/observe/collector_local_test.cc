@@ -13,7 +13,7 @@
 #include <memory>
 
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
 #include "tests/agg/observe/fake_sink.h"
 #include "tests/agg/observe/tmux_fixture.h"
@@ -63,7 +63,7 @@ class CollectorTest : public ::testing::Test {
   PrivateTmux tmux{dir.path()};
   Loop loop;
   FakeSink sink;
-  net::RealFileReader files;
+  core::RealFileReader files;
   std::unique_ptr<LocalCollector> collector;
 };
 

@@ -12,10 +12,10 @@
 
 #include "aggregator/observe/identify_agent.h"
 #include "libagtcore/detect/pattern_analyzer.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "tests/agg/observe/fake_sink.h"
-#include "tests/agg/targets/sshd_fixture.h"
 #include "tests/agg/observe/tmux_fixture.h"
+#include "tests/agg/targets/sshd_fixture.h"
 
 namespace agt::agg {
 namespace {
@@ -64,7 +64,7 @@ TEST(RemoteScripts, TheProcSnapshotReadsWhatIdentificationReads) {
   ASSERT_EQ(r->exit_code, 0) << r->err;
   auto files = ParseProcSnapshot(r->out);
   ASSERT_TRUE(files.ok()) << files.error().ToString();
-  net::RealFileReader real;
+  core::RealFileReader real;
   auto fg = ForegroundPgid(pane_pid, real);
   ASSERT_TRUE(fg.ok());
   const std::string base = "/proc/" + std::to_string(*fg);
@@ -74,7 +74,7 @@ TEST(RemoteScripts, TheProcSnapshotReadsWhatIdentificationReads) {
   }
   EXPECT_TRUE(files->count("/proc/stat"));
   EXPECT_FALSE(files->count("/proc/999999999/stat"));  // gone: simply absent
-  net::FakeFileReader snapshot;
+  core::MemoryFileReader snapshot;
   snapshot.files = *files;
   auto a = ForegroundProcess(pane_pid, real);
   auto b = ForegroundProcess(pane_pid, snapshot);

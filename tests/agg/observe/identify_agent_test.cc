@@ -66,7 +66,7 @@ TEST(IdentifyAgent, WrappedPaneIsFlagged) {
 }
 
 TEST(ForegroundProcess, ReadsTpgidThenTheLeader) {
-  net::FakeFileReader f;
+  core::MemoryFileReader f;
   // comm with spaces and ')' must not shift the fields.
   f.files["/proc/100/stat"] = "100 (ba sh) x) S 1 100 100 34816 200 4194304 0 0 0 0 0 0 0 0 20 0 1 0 5000 0 0";
   f.files["/proc/200/stat"] = "200 (claude) S 100 200 100 34816 200 4194304 0 0 0 0 0 0 0 0 20 0 1 0 7000 0 0";
@@ -86,7 +86,7 @@ TEST(ForegroundProcess, ReadsTpgidThenTheLeader) {
 }
 
 TEST(ForegroundProcess, MissingProcessIsNotFound) {
-  net::FakeFileReader f;
+  core::MemoryFileReader f;
   auto v = ForegroundProcess(5, f);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.error().code, core::Err::kNotFound);
@@ -97,7 +97,7 @@ TEST(ForegroundProcess, MissingProcessIsNotFound) {
 }
 
 TEST(ForegroundProcess, RealProcSelf) {
-  net::RealFileReader f;
+  core::RealFileReader f;
   auto v = ForegroundProcess(getpid(), f);
   ASSERT_TRUE(v.ok()) << v.error().ToString();
   EXPECT_FALSE(v->comm.empty());

@@ -6,7 +6,7 @@
 
 #include <utility>
 
-namespace agt::net {
+namespace agt::core {
 
 /// Owns one file descriptor and closes it on destruction.
 class UniqueFd {
@@ -36,4 +36,4 @@ class UniqueFd {
   int fd_ = -1;
 };
 
-}  // namespace agt::net
+}  // namespace agt::core
