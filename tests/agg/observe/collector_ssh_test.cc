@@ -58,13 +58,24 @@ TEST(RemoteScripts, TheProcSnapshotReadsWhatIdentificationReads) {
   PrivateTmux tmux(dir.path());
   tmux.Must({"new-session", "-d", "-s", "w", "sleep 60"});
   const int64_t pane_pid = std::stoll(tmux.Must({"display-message", "-p", "-t", "w", "#{pane_pid}"}));
+  // Until it execs the command, the pane's process is tmux's fork ("tmux:
+  // server"): wait for `sleep`, so the snapshot and the reads below see the
+  // same program.
+  core::RealFileReader real;
+  const std::string pane_comm = "/proc/" + std::to_string(pane_pid) + "/comm";
+  std::string comm;
+  for (int i = 0; i < 500 && comm != "sleep\n"; ++i) {
+    if (i > 0) usleep(10 * 1000);
+    auto c = real.Read(pane_comm);
+    comm = c.ok() ? *c : "";
+  }
+  ASSERT_EQ(comm, "sleep\n");
   LocalExecutor ex;
   auto r = ex.Run({"sh", "-c", ProcSnapshotScript({pane_pid, 999999999})}, {});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->exit_code, 0) << r->err;
   auto files = ParseProcSnapshot(r->out);
   ASSERT_TRUE(files.ok()) << files.error().ToString();
-  core::RealFileReader real;
   auto fg = ForegroundPgid(pane_pid, real);
   ASSERT_TRUE(fg.ok());
   const std::string base = "/proc/" + std::to_string(*fg);
