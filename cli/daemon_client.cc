@@ -18,9 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "libagtcore/unique_fd.h"
 #include "libagtcore/net/unix_http_client.h"
 #include "libagtcore/ref.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::cli {
 namespace {

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/unique_fd.h"
 #include "libagtcore/result.h"
 #include "libagtcore/state.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::wrap {
 

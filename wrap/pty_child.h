@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "libagtcore/unique_fd.h"
 #include "libagtcore/result.h"
+#include "libagtcore/unique_fd.h"
 
 struct winsize;
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "aggregator/actions/send_policy.h"
+#include "aggregator/http/views.h"
 #include "aggregator/targets/target_executor.h"
 #include "aggregator/targets/target_registry.h"
-#include "aggregator/http/views.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/detect/pattern_library.h"
 #include "libagtcore/result.h"

@@ -15,10 +15,10 @@
 #include <cstdlib>
 #include <map>
 
-#include "aggregator/http/api.h"
-#include "aggregator/http/http_server.h"
 #include "aggregator/daemon/instance_lock.h"
 #include "aggregator/daemon/spool_drain.h"
+#include "aggregator/http/api.h"
+#include "aggregator/http/http_server.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/config.h"
 #include "libagtcore/ids.h"

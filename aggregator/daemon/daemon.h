@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "aggregator/observe/collector.h"
 #include "aggregator/daemon/daemon_core.h"
+#include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
 #include "libagtcore/paths.h"
 

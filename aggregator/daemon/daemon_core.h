@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/observe/collector.h"
 #include "aggregator/daemon/persistence.h"
-#include "aggregator/targets/target_registry.h"
 #include "aggregator/http/views.h"
 #include "aggregator/http/watch_hub.h"
+#include "aggregator/observe/collector.h"
+#include "aggregator/targets/target_registry.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/redact.h"
 

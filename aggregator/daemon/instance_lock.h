@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "libagtcore/unique_fd.h"
 #include "libagtcore/result.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::agg {
 

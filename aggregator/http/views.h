@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/observe/collector.h"
-#include "aggregator/http/json_writer.h"
 #include "aggregator/daemon/state_core.h"
+#include "aggregator/http/json_writer.h"
+#include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
 #include "libagtcore/result.h"
 

@@ -20,8 +20,8 @@
 #include <cstring>
 #include <random>
 
-#include "libagtcore/unique_fd.h"
 #include "libagtcore/shell.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::agg {
 namespace {

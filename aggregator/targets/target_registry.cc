@@ -10,8 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "aggregator/observe/collector_ssh.h"
 #include "aggregator/http/json_writer.h"
+#include "aggregator/observe/collector_ssh.h"
 
 namespace agt::agg {
 

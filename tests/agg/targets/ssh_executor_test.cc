@@ -15,8 +15,8 @@
 #include <fstream>
 #include <spawn.h>
 
-#include "tests/agg/targets/sshd_fixture.h"
 #include "tests/agg/observe/tmux_fixture.h"
+#include "tests/agg/targets/sshd_fixture.h"
 
 extern char** environ;
 
