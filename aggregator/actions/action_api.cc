@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "aggregator/actions/action_service.h"
+#include "aggregator/http/api_error.h"
 #include "libagtcore/config.h"
 #include "libagtcore/paths.h"
 
@@ -77,17 +78,14 @@ bool ServeActions(const ApiContext& ctx, const HttpRequest& req, Exchange& ex) {
     ex.Reply(ErrorResponse(500, svc.error()));
     return true;
   }
-  ActionReply r;
   if (req.method == "POST") {
-    r = (*svc)->Post(rest, req.body);
+    ex.Reply((*svc)->Post(rest, req.body));
   } else if (req.method == "GET") {
-    r = (*svc)->Get(rest);
+    ex.Reply((*svc)->Get(rest));
   } else {
     ex.Reply(ErrorResponse(405, core::MakeError(core::Err::kRequestInvalid,
                                                 req.method + " is not allowed on " + req.path + " (allowed: GET, POST)")));
-    return true;
   }
-  ex.Reply(HttpResponse{r.status, "application/json", std::move(r.body)});
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "aggregator/actions/send_policy.h"
+#include "aggregator/http/http_server.h"
 #include "aggregator/http/views.h"
 #include "aggregator/targets/target_executor.h"
 #include "aggregator/targets/target_registry.h"
@@ -60,10 +61,7 @@ struct ActionRequest {
 core::Result<ActionRequest> ParseActionRequest(std::string_view type, std::string_view body);
 
 /// What the service answers: an HTTP status and the JSON body.
-struct ActionReply {
-  int status = 200;
-  std::string body;
-};
+using ActionReply = HttpResponse;
 
 /// How the service reaches panes and tmux; the daemon's implementation
 /// reads DaemonCore, tests can fake it.

@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 #include <unistd.h>
 
+#include "aggregator/http/api_error.h"
 #include "libagtcore/event_codec.h"
 #include "libagtcore/ref.h"
 
@@ -21,17 +22,6 @@ HttpResponse Json(int status, std::string body) {
 
 HttpResponse Error(int status, core::Err code, std::string message) {
   return ErrorResponse(status, core::MakeError(code, std::move(message)));
-}
-
-int StatusFor(core::Err code) {
-  switch (code) {
-    case core::Err::kNotFound:
-    case core::Err::kRefNotFound: return 404;
-    case core::Err::kStore:
-    case core::Err::kIo:
-    case core::Err::kInternal: return 500;
-    default: return 400;
-  }
 }
 
 class Api {
@@ -211,7 +201,7 @@ class Api {
   }
 
   HttpResponse RemoveTarget(const std::string& name) {
-    if (auto st = ctx_.core->targets().Remove(name); !st) return ErrorResponse(StatusFor(st.error().code), st.error());
+    if (auto st = ctx_.core->targets().Remove(name); !st) return ErrorResponse(st.error());
     if (ctx_.disconnect_target) ctx_.disconnect_target(name);
     ctx_.core->RemoveTarget(name);
     JsonOut j;

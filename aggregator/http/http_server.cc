@@ -5,8 +5,6 @@
 // leaves a dangling pointer behind.
 #include "aggregator/http/http_server.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,29 +12,9 @@
 #include <set>
 #include <utility>
 
+#include "aggregator/http/api_error.h"
+
 namespace agt::agg {
-
-std::string ErrorBody(const core::Error& error) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  w.StartObject();
-  w.Key("schema_version");
-  w.Int(1);
-  w.Key("error");
-  w.StartObject();
-  w.Key("code");
-  std::string_view code = core::ErrName(error.code);
-  w.String(code.data(), static_cast<rapidjson::SizeType>(code.size()));
-  w.Key("message");
-  w.String(error.message);
-  w.EndObject();
-  w.EndObject();
-  return std::string(sb.GetString(), sb.GetSize()) + "\n";
-}
-
-HttpResponse ErrorResponse(int status, const core::Error& error) {
-  return HttpResponse{status, "application/json", ErrorBody(error)};
-}
 
 namespace {
 

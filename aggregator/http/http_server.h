@@ -61,11 +61,6 @@ struct ServerOptions {
   size_t max_stream_backlog = 8 * 1024 * 1024;  // bytes queued on a stream before it is dropped
 };
 
-/// The spec's error body: {"schema_version":1,"error":{"code","message"}}.
-std::string ErrorBody(const core::Error& error);
-/// An HttpResponse carrying ErrorBody.
-HttpResponse ErrorResponse(int status, const core::Error& error);
-
 class HttpServer {
  public:
   HttpServer(uv_loop_t* loop, ServerOptions options, Handler handler);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "aggregator/http/api_error.h"
 #include "libagtcore/timefmt.h"
 
 namespace agt::agg {
