@@ -347,8 +347,7 @@ Result<Event> DecodeValue(const Value& v) {
     if (xr.failed()) return xr.error();
     e.exit = ex;
   }
-  if (r.String("health", false, &e.health) && e.health != "ok" &&
-      e.health != "degraded" && e.health != "down")
+  if (r.String("health", false, &e.health) && !ParseTargetHealth(e.health))
     r.Fail("field \"health\" must be ok, degraded or down, got \"" + e.health + "\"");
   r.String("raw_payload", false, &e.raw_payload);
   if (r.failed()) return r.error();

@@ -1,6 +1,7 @@
 // The canonical vocabulary every part of agtmux shares: the seven pane
 // states and their precedence, the four event sources and the column each
-// one shows as, confidence levels, and the detail a waiting state carries.
+// one shows as, confidence levels, target health, and the detail a waiting
+// state carries.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,13 @@ std::string_view SourceColumn(Source s);
 enum class Confidence : uint8_t { kLow, kMedium, kHigh };
 std::string_view ConfidenceName(Confidence c);  // "low", "medium", "high"
 std::optional<Confidence> ParseConfidence(std::string_view name);
+
+/// A target's health (docs/spec.md#target-health): the collectors decide
+/// it, target_health_changed events carry its name, the engine keeps it,
+/// the store and the API show it.
+enum class TargetHealth : uint8_t { kOk, kDegraded, kDown };
+std::string_view TargetHealthName(TargetHealth h);  // "ok", "degraded", "down"
+std::optional<TargetHealth> ParseTargetHealth(std::string_view name);
 
 /// What a waiting state is waiting on (seed 003's state file).
 struct WaitingDetail {

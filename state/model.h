@@ -92,7 +92,7 @@ struct InboxEntry {
   bool operator==(const InboxEntry&) const = default;
 };
 
-enum class TargetHealth : uint8_t { kOk, kDegraded, kDown };
+using core::TargetHealth;  // libagtcore/state.h
 
 /// What applying one event did. kApplied and kStored events are written to
 /// `events`; the rest are not (a duplicate or invalid event changes nothing).

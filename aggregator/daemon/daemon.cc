@@ -60,7 +60,7 @@ struct Daemon {
     collectors.collectors[spec.name] = std::move(*c);
     if (TargetStatus* t = core->targets().Find(spec.name)) {
       t->connected = collectors.collectors[spec.name] != nullptr;
-      t->health = "ok";
+      t->health = core::TargetHealth::kOk;
       t->error.clear();
     }
     return core::Ok();
@@ -189,7 +189,7 @@ int RunDaemon(const DaemonOptions& opt) {
     if (auto st = d.Connect(t.spec); !st) {
       d.log->warn("target {}: {}", t.spec.name, st.error().ToString());
       if (TargetStatus* ts = d.core->targets().Find(t.spec.name)) {
-        ts->health = "down";
+        ts->health = core::TargetHealth::kDown;
         ts->error = st.error().message;
       }
     }

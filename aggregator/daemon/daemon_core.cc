@@ -147,8 +147,7 @@ void DaemonCore::AfterChange(const std::vector<Applied>& applied) {
     const state::Effects& fx = a.effects;
     for (const auto& [target, health] : fx.target_health) {
       if (TargetStatus* t = targets_.Find(target)) {
-        t->health = health == state::TargetHealth::kOk ? "ok"
-                    : health == state::TargetHealth::kDegraded ? "degraded" : "down";
+        t->health = health;
         t->updated_at = a.event.ingested_at;
         changed = true;
       }

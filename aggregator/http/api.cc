@@ -131,7 +131,7 @@ class Api {
     j.Key("name").Str(t.spec.name).Key("kind").Str(t.spec.kind);
     j.Key("tmux_socket").Str(t.spec.tmux_socket).Key("ssh_target").Str(t.spec.ssh_target);
     j.Key("default").Bool(t.spec.name == "host");
-    j.Key("health").Str(t.health).Key("error");
+    j.Key("health").Str(core::TargetHealthName(t.health)).Key("error");
     t.error.empty() ? j.Null() : j.Str(t.error);
     j.Key("connected").Bool(t.connected);
     j.Key("server_running").Bool(it != topo.end() && it->second.server_running);
@@ -179,7 +179,7 @@ class Api {
     if (ctx_.connect_target) {
       if (auto st = ctx_.connect_target(spec); !st) {
         if (TargetStatus* t = ctx_.core->targets().Find(spec.name)) {
-          t->health = "down";
+          t->health = core::TargetHealth::kDown;
           t->error = st.error().message;
         }
       }
@@ -192,7 +192,7 @@ class Api {
     if (!t) return Error(404, core::Err::kNotFound, "no target named '" + name + "'");
     if (ctx_.connect_target) {
       if (auto st = ctx_.connect_target(t->spec); !st) {
-        t->health = "down";
+        t->health = core::TargetHealth::kDown;
         t->error = st.error().message;
         return ErrorResponse(502, core::MakeError(core::Err::kTargetUnreachable, st.error().message));
       }

@@ -482,18 +482,18 @@ void WritePartial(JsonOut& j, const TargetRegistry& targets, const ViewFilter& f
   for (const auto& t : targets.all())
     if (TargetMatches(t.spec.name, f)) requested.push_back(&t);
   bool partial = false;
-  for (const auto* t : requested) partial |= t->health == "down";
+  for (const auto* t : requested) partial |= t->health == core::TargetHealth::kDown;
   j.Key("partial").Bool(partial);
   j.Key("requested_targets").BeginArray();
   for (const auto* t : requested) j.Str(t->spec.name);
   j.EndArray();
   j.Key("responded_targets").BeginArray();
   for (const auto* t : requested)
-    if (t->health != "down") j.Str(t->spec.name);
+    if (t->health != core::TargetHealth::kDown) j.Str(t->spec.name);
   j.EndArray();
   j.Key("target_errors").BeginArray();
   for (const auto* t : requested) {
-    if (t->health != "down") continue;
+    if (t->health != core::TargetHealth::kDown) continue;
     j.BeginObject().Key("target").Str(t->spec.name).Key("code").Str("E_TARGET_UNREACHABLE");
     j.Key("message").Str(t->error.empty() ? "target is down" : t->error).EndObject();
   }

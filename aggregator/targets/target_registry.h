@@ -25,7 +25,7 @@ struct TargetSpec {
 
 struct TargetStatus {
   TargetSpec spec;
-  std::string health = "ok";  // ok | degraded | down
+  core::TargetHealth health = core::TargetHealth::kOk;
   std::string error;          // last error message when not ok
   bool connected = false;     // a collector runs for it
   core::TimeNs updated_at = 0;

@@ -24,22 +24,6 @@ using core::MakeError;
 using core::Result;
 using core::Status;
 
-std::string_view TargetHealthName(TargetHealth h) {
-  switch (h) {
-    case TargetHealth::kOk: return "ok";
-    case TargetHealth::kDegraded: return "degraded";
-    case TargetHealth::kDown: return "down";
-  }
-  return "ok";
-}
-
-std::optional<TargetHealth> ParseTargetHealth(std::string_view name) {
-  if (name == "ok") return TargetHealth::kOk;
-  if (name == "degraded") return TargetHealth::kDegraded;
-  if (name == "down") return TargetHealth::kDown;
-  return std::nullopt;
-}
-
 std::string_view InboxStatusName(InboxStatus s) {
   switch (s) {
     case InboxStatus::kPendingBind: return "pending_bind";

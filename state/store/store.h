@@ -179,9 +179,9 @@ class Store {
   std::unique_ptr<sql::Db> db_;
 };
 
-/// "ok" | "degraded" | "down".
-std::string_view TargetHealthName(TargetHealth h);
-std::optional<TargetHealth> ParseTargetHealth(std::string_view name);
+/// Target health names: core::TargetHealthName / core::ParseTargetHealth.
+using core::ParseTargetHealth;
+using core::TargetHealthName;
 /// "pending_bind" | "bound" | "dropped_unbound".
 std::string_view InboxStatusName(InboxStatus s);
 std::optional<InboxStatus> ParseInboxStatus(std::string_view name);
