@@ -178,7 +178,7 @@ TEST(RedactTest, BrokenFilesAreErrorsNamingFileRuleAndOffset) {
   }
   Result<Redactor> syntax = Redactor::Parse("[[rule]\n", "f.toml");
   ASSERT_FALSE(syntax.ok());
-  EXPECT_EQ(syntax.error().message.rfind("f.toml:1: ", 0), 0u) << syntax.error().message;
+  EXPECT_EQ(syntax.error().message.rfind("f.toml:1:8: TOML syntax error: ", 0), 0u) << syntax.error().message;
 
   Result<Redactor> missing =
       Redactor::LoadBuiltin(MapEnv({{"AGTMUX_PATTERNS_DIR", "/nonexistent-agtmux"}}));
