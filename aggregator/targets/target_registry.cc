@@ -1,6 +1,6 @@
 // The target registry: validation of target specs, the `host` default, and
 // the JSON file that keeps user-added targets across daemon restarts
-// (written to a temp file and renamed, so a crash never leaves half a file).
+// (replaced with core::WriteFileAtomic, so a crash never leaves half a file).
 #include "aggregator/targets/target_registry.h"
 
 #include <rapidjson/document.h>
@@ -12,6 +12,7 @@
 
 #include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
+#include "libagtcore/file.h"
 
 namespace agt::agg {
 
@@ -53,12 +54,13 @@ core::Result<TargetRegistry> TargetRegistry::Load(const std::string& file, std::
   TargetStatus host;
   host.spec = TargetSpec{"host", "local", std::move(host_socket), ""};
   r.targets_.push_back(host);
-  std::ifstream in(file);
-  if (!in) return r;
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = core::ReadWholeFile(file);
+  if (!text.ok()) {
+    if (text.error().code == core::Err::kNotFound) return r;
+    return core::MakeError(core::Err::kConfigInvalid, "cannot read " + text.error().message);
+  }
   rapidjson::Document d;
-  d.Parse(ss.str().c_str());
+  d.Parse(text->c_str());
   if (d.HasParseError() || !d.IsObject() || !d.HasMember("targets") || !d["targets"].IsArray())
     return core::MakeError(core::Err::kConfigInvalid, file + ": not a {\"targets\":[...]} object");
   for (const auto& t : d["targets"].GetArray()) {
@@ -121,15 +123,7 @@ core::Status TargetRegistry::Save() const {
     j.EndObject();
   }
   j.EndArray().EndObject();
-  std::string tmp = file_ + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.Take() << "\n";
-    if (!out) return core::MakeError(core::Err::kIo, "cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), file_.c_str()) != 0)
-    return core::MakeError(core::Err::kIo, "cannot rename " + tmp + " to " + file_);
-  return core::Ok();
+  return core::WriteFileAtomic(file_, j.Take() + "\n");
 }
 
 }  // namespace agt::agg
