@@ -4,27 +4,12 @@
 #include "aggregator/targets/target_registry.h"
 
 #include <rapidjson/document.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/file.h"
 
 namespace agt::agg {
-
-std::string DefaultTmuxSocket(const core::EnvFn& env) {
-  if (const char* t = env("TMUX"); t && *t) {
-    std::string s(t);
-    return s.substr(0, s.find(','));
-  }
-  const char* dir = env("TMUX_TMPDIR");
-  std::string base = dir && *dir ? dir : "/tmp";
-  return base + "/tmux-" + std::to_string(getuid()) + "/default";
-}
 
 core::Status ValidateTarget(const TargetSpec& spec) {
   if (spec.name.empty()) return core::MakeError(core::Err::kTargetInvalid, "target name is empty");

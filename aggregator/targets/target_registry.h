@@ -18,7 +18,7 @@ namespace agt::agg {
 struct TargetSpec {
   std::string name;         // [A-Za-z0-9._-]+
   std::string kind;         // "local" | "ssh"
-  std::string tmux_socket;  // local: the server's socket path ("" = the user's default)
+  std::string tmux_socket;  // local: the server's socket path ("" = ResolveHostSocket)
   std::string ssh_target;   // ssh: host alias
   bool operator==(const TargetSpec&) const = default;
 };
@@ -30,10 +30,6 @@ struct TargetStatus {
   bool connected = false;     // a collector runs for it
   core::TimeNs updated_at = 0;
 };
-
-/// The tmux socket `tmux` would use: $TMUX's first field, else
-/// ${TMUX_TMPDIR:-/tmp}/tmux-<uid>/default.
-std::string DefaultTmuxSocket(const core::EnvFn& env);
 
 /// E_TARGET_INVALID naming the rule a spec breaks.
 core::Status ValidateTarget(const TargetSpec& spec);

@@ -1,7 +1,7 @@
 // The target registry's file: targets added survive a reload, `host` is
 // never written, the file is replaced atomically (a new one is private, an
 // existing one keeps its mode) and a broken or unreadable file is refused
-// with its path.
+// with its path. ResolveHostSocket: which tmux server `host` is.
 #include "aggregator/targets/target_registry.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "aggregator/targets/tmux_socket.h"
 #include "libagtcore/file.h"
 
 namespace agt::agg {
@@ -85,6 +87,21 @@ TEST(TargetRegistry, BrokenOrUnreadableFileIsRefusedWithItsPath) {
 }
 
 
+// Which server `host` means: the one the user's own `tmux` reaches.
+TEST(ResolveHostSocket, FollowsTmuxOwnRules) {
+  auto env = [](std::map<std::string, std::string> vars) {
+    return [vars](const char* k) -> const char* {
+      auto it = vars.find(k);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  };
+  EXPECT_EQ(ResolveHostSocket(env({}), 1000), "/tmp/tmux-1000/default");
+  EXPECT_EQ(ResolveHostSocket(env({{"TMUX_TMPDIR", "/run/t//"}}), 7), "/run/t/tmux-7/default");
+  EXPECT_EQ(ResolveHostSocket(env({{"TMUX", "/tmp/my,sock,123,0"}, {"TMUX_TMPDIR", "/x"}}), 7),
+            "/tmp/my,sock");
+  // A $TMUX that is not tmux's "socket,pid,session": the default rule.
+  EXPECT_EQ(ResolveHostSocket(env({{"TMUX", "garbage"}}), 7), "/tmp/tmux-7/default");
+}
 
 }  // namespace
 }  // namespace agt::agg
