@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "libagtcore/clock.h"
+#include "libagtcore/process.h"
 
 namespace agt::cli {
 namespace {
@@ -74,7 +75,7 @@ int Run(const std::string& verb, bool json) {
   const core::Clock& clock = core::SystemClock::Get();
   core::TimeNs deadline = clock.Monotonic() + 10 * core::kNsPerSec;
   while (clock.Monotonic() < deadline) {
-    if (::kill(pid, 0) != 0) {
+    if (!core::ProcessAlive(pid)) {
       std::printf("agtmuxd stopped (pid %d)\n", pid);
       return 0;
     }

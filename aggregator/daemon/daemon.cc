@@ -22,6 +22,7 @@
 #include "libagtcore/clock.h"
 #include "libagtcore/config.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/process.h"
 
 namespace agt::agg {
 namespace {
@@ -74,7 +75,7 @@ struct Daemon {
           if (!res) return res.error();
           return core::Ok();
         },
-        ProcessAlive);
+        core::ProcessAlive);
     if (r.files > 0) log->info("spool: drained {} events from {} files", r.events, r.files);
     for (const auto& e : r.errors) log->warn("spool: {}", e);
   }

@@ -2,19 +2,11 @@
 // aside as <file>.bad instead of being retried forever or deleted unread.
 #include "aggregator/daemon/spool_drain.h"
 
-#include <signal.h>
-
-#include <cerrno>
 #include <cstdio>
 
 #include "libagtcore/net/spool.h"
 
 namespace agt::agg {
-
-bool ProcessAlive(int64_t pid) {
-  if (pid <= 0) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
 
 DrainReport DrainSpool(const std::string& spool_dir, const DrainIngest& ingest, const PidAlive& alive) {
   DrainReport report;
