@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "libagtcore/ids.h"
+#include "libagtcore/uv/handles.h"
 
 namespace agt::agg {
 
@@ -28,10 +29,7 @@ DaemonCore::DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions op
     : loop_(loop), clock_(clock), options_(std::move(options)) {}
 
 DaemonCore::~DaemonCore() {
-  if (queue_timer_) {
-    uv_close(reinterpret_cast<uv_handle_t*>(queue_timer_),
-             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-  }
+  uv::CloseAndDelete(queue_timer_);
 }
 
 core::Result<std::unique_ptr<DaemonCore>> DaemonCore::Create(uv_loop_t* loop, const core::Clock& clock,
