@@ -19,13 +19,7 @@ namespace agt::cli {
 namespace {
 
 core::Result<rapidjson::Document> Health(DaemonClient& c) {
-  auto body = c.Call("GET", "/v1/health");
-  if (!body) return body.error();
-  rapidjson::Document d;
-  d.Parse(body->c_str());
-  if (d.HasParseError() || !d.IsObject() || !d.HasMember("pid"))
-    return core::MakeError(core::Err::kInternal, "the daemon sent a malformed health answer");
-  return d;
+  return c.CallJson("GET", "/v1/health", "", {"pid"});
 }
 
 int Run(const std::string& verb, bool json) {

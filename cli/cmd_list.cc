@@ -72,10 +72,9 @@ int RunList(const std::string& scope, const ListFlags& f) {
     std::fwrite(body->data(), 1, body->size(), stdout);
     return 0;
   }
-  rapidjson::Document d;
-  d.Parse(body->c_str());
-  if (d.HasParseError() || !d.IsObject() || !d.HasMember("items"))
-    return ReportError(core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer"));
+  auto answer = ParseAnswer(*body, {"items"});
+  if (!answer) return ReportError(answer.error());
+  const rapidjson::Document& d = *answer;
   if (d.HasMember("target_errors") && d["target_errors"].IsArray()) {
     for (const auto& e : d["target_errors"].GetArray()) {
       std::fprintf(stderr, "agtmux: partial result: target %s: %s: %s\n", e["target"].GetString(),
