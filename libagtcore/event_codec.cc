@@ -383,10 +383,10 @@ Result<Event> DecodeEvent(std::string_view json) {
   return DecodeValue(*doc);
 }
 
-Result<std::vector<Event>> DecodeEventBatch(std::string_view json) {
-  Result<rapidjson::Document> doc = Parse(json);
-  if (!doc.ok()) return doc.error();
-  const Value* arr = &doc.value();
+namespace {
+
+Result<std::vector<Event>> DecodeBatchValue(const Value& v) {
+  const Value* arr = &v;
   if (arr->IsObject()) {
     auto it = arr->FindMember("events");
     if (it == arr->MemberEnd())
@@ -405,6 +405,25 @@ Result<std::vector<Event>> DecodeEventBatch(std::string_view json) {
                        "event " + std::to_string(i) + ": " + e.error().message);
     out.push_back(std::move(e).value());
   }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<Event>> DecodeEventBatch(std::string_view json) {
+  Result<rapidjson::Document> doc = Parse(json);
+  if (!doc.ok()) return doc.error();
+  return DecodeBatchValue(*doc);
+}
+
+Result<std::vector<Event>> DecodeEvents(std::string_view json) {
+  Result<rapidjson::Document> doc = Parse(json);
+  if (!doc.ok()) return doc.error();
+  if (doc->IsArray() || (doc->IsObject() && doc->HasMember("events"))) return DecodeBatchValue(*doc);
+  Result<Event> one = DecodeValue(*doc);
+  if (!one.ok()) return one.error();
+  std::vector<Event> out;
+  out.push_back(std::move(one).value());
   return out;
 }
 

@@ -24,4 +24,8 @@ Result<Event> DecodeEvent(std::string_view json);
 /// bad element, naming its index.
 Result<std::vector<Event>> DecodeEventBatch(std::string_view json);
 
+/// What POST /v1/events takes, parsed once: a batch (as DecodeEventBatch),
+/// or else one event (as DecodeEvent).
+Result<std::vector<Event>> DecodeEvents(std::string_view json);
+
 }  // namespace agt::core

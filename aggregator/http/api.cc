@@ -211,22 +211,9 @@ class Api {
   }
 
   HttpResponse PostEvents(const HttpRequest& req) {
-    rapidjson::Document d;
-    d.Parse(req.body.c_str(), req.body.size());
-    if (d.HasParseError())
-      return Error(400, core::Err::kPayloadInvalid,
-                   "body is not JSON (offset " + std::to_string(d.GetErrorOffset()) + ")");
-    std::vector<core::Event> events;
-    if (d.IsArray() || (d.IsObject() && d.HasMember("events"))) {
-      auto batch = core::DecodeEventBatch(req.body);
-      if (!batch) return ErrorResponse(400, batch.error());
-      events = std::move(*batch);
-    } else {
-      auto one = core::DecodeEvent(req.body);
-      if (!one) return ErrorResponse(400, one.error());
-      events.push_back(std::move(*one));
-    }
-    auto results = ctx_.core->Ingest(std::move(events));
+    auto events = core::DecodeEvents(req.body);
+    if (!events) return ErrorResponse(400, events.error());
+    auto results = ctx_.core->Ingest(std::move(*events));
     if (!results) return ErrorResponse(500, results.error());
     JsonOut j;
     j.BeginObject().Key("schema_version").Int(1).Key("results").BeginArray();
