@@ -5,7 +5,8 @@
 // Whatever happens, a hook must not disturb the agent: it prints nothing,
 // exits 0, and is fast. The event goes to agtmuxd over its socket with
 // short deadlines; when the daemon is down or slow it goes to the spool,
-// which the daemon drains when it starts. Problems are appended to
+// which the daemon drains when it starts. Its payload and evidence are
+// redacted first: no secret reaches the socket or the spool file. Problems are appended to
 // <state_dir>/hook.log instead of being shown to the agent.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/net/unix_http_client.h"
 #include "libagtcore/paths.h"
+#include "libagtcore/redact.h"
 #include "libagtcore/timefmt.h"
 
 namespace agt::cli {
@@ -165,6 +167,10 @@ int RunHook(const std::vector<std::string>& args) {
   } else if (!p) {
     LogProblem(p, paths.error().ToString());
   } else {
+    // Redacted before it leaves this process, to the daemon or the spool
+    // (docs/store.md, Redaction).
+    auto redactor = core::Redactor::LoadBuiltin();
+    core::RedactEvent(redactor.ok() ? &*redactor : nullptr, &*event);
     std::string problem = Deliver(*p, *event);
     if (!problem.empty()) LogProblem(p, args[0] + " " + event->event_type + ": " + problem);
   }

@@ -175,4 +175,19 @@ std::vector<std::string> Redactor::RuleIds() const {
   return ids;
 }
 
+void RedactEvent(const Redactor* r, Event* e) {
+  if (r == nullptr) {
+    e->raw_payload.clear();
+    if (e->signal) {
+      if (!e->signal->evidence.empty()) e->signal->evidence = "[evidence withheld: redaction rules unavailable]";
+      e->signal->detail.details.clear();
+      e->signal->detail.choices.clear();
+    }
+    return;
+  }
+  ForEachSecretText(*e, [r](std::string& text) {
+    if (!text.empty()) text = r->Redact(text);
+  });
+}
+
 }  // namespace agt::core

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "libagtcore/event.h"
 #include "libagtcore/paths.h"
 #include "libagtcore/result.h"
 
@@ -43,5 +44,24 @@ class Redactor {
   Redactor();
   std::vector<std::unique_ptr<Rule>> rules_;
 };
+
+/// Calls `f(text)` on each text of an event that may carry a secret: the
+/// raw payload, and the signal's evidence, waiting details and choices (in
+/// that order). `E` is Event or const Event; `f` takes std::string& or
+/// const std::string&. The one list of those fields, so that the hook, the
+/// wrapper, the daemon and the store agree on what redaction covers.
+template <typename E, typename F>
+void ForEachSecretText(E& e, F&& f) {
+  f(e.raw_payload);
+  if (!e.signal) return;
+  f(e.signal->evidence);
+  f(e.signal->detail.details);
+  for (auto& c : e.signal->detail.choices) f(c);
+}
+
+/// Redacts every ForEachSecretText text of `e` in place with `r`; with no
+/// rules (`r` null: redaction.toml could not be loaded) the raw payload is
+/// dropped and the evidence withheld rather than passed on unredacted.
+void RedactEvent(const Redactor* r, Event* e);
 
 }  // namespace agt::core

@@ -26,7 +26,6 @@
 #include "libagtcore/clock.h"
 #include "libagtcore/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
-#include "libagtcore/redact.h"
 #include "wrap/analyzer_factory.h"
 #include "wrap/asciicast.h"
 #include "wrap/event_emitter.h"
@@ -137,7 +136,6 @@ class Session {
   std::unique_ptr<CastWriter> recorder_;
   std::unique_ptr<EventEmitter> emitter_;
   std::unique_ptr<WrapperEvents> events_;
-  std::optional<core::Redactor> redactor_;
   char buf_[kReadBuf];
 };
 
@@ -202,7 +200,6 @@ void Session::StartEvents(core::TimeNs started_wall) {
   eo.spool_dir = opts_.spool_dir;
   eo.producer_pid = ::getpid();
   emitter_ = std::make_unique<EventEmitter>(&loop_, eo);
-  if (auto r = core::Redactor::LoadBuiltin()) redactor_.emplace(std::move(*r));
 }
 
 void Session::Output(const char* data, size_t n) {
@@ -453,9 +450,9 @@ void Session::OnAnalysisDue() {
 void Session::RunAnalysis(core::TimeNs now) {
   auto sig = pipeline_->Analyze(now);
   if (!sig || !events_) return;
-  core::Signal s = *sig;
-  s.evidence = redactor_ ? redactor_->Redact(s.evidence) : std::string();
-  emitter_->Emit(events_->StateChanged(s));
+  // The analyzer's evidence and waiting detail come redacted
+  // (detect::CreateAnalyzer; docs/store.md, Redaction).
+  emitter_->Emit(events_->StateChanged(*sig));
 }
 
 void Session::Finish() {

@@ -82,22 +82,6 @@ void DaemonCore::AssignTarget(core::Event* e) const {
   }
 }
 
-// Secrets never reach the store, the engine or the API (NFR-9): payloads
-// and evidence are redacted at ingest. Without redaction rules the raw
-// payload is dropped rather than kept unredacted.
-void DaemonCore::Redact(core::Event* e) const {
-  if (!redactor_) {
-    e->raw_payload.clear();
-    return;
-  }
-  if (!e->raw_payload.empty()) e->raw_payload = redactor_->Redact(e->raw_payload);
-  if (e->signal) {
-    e->signal->evidence = redactor_->Redact(e->signal->evidence);
-    e->signal->detail.details = redactor_->Redact(e->signal->detail.details);
-    for (std::string& c : e->signal->detail.choices) c = redactor_->Redact(c);
-  }
-}
-
 core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Event> events) {
   // The engine fills the Effects left in batch_ by the previous call (their
   // rows and strings are reused); a nested call, if one ever happens, gets a
@@ -119,7 +103,10 @@ core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Eve
     a.event = std::move(events[i]);
     core::Event& e = a.event;
     AssignTarget(&e);
-    Redact(&e);
+    // Secrets never reach the engine, the store, the spool or the API
+    // (docs/store.md, Redaction): this is the daemon's one redaction, and
+    // the store trusts it. Without rules, payloads and evidence are dropped.
+    core::RedactEvent(redactor_.get(), &e);
     // Strictly increasing ingested_at: the engine orders ties by it.
     e.ingested_at = std::max(now, last_ingested_ + 1);
     last_ingested_ = e.ingested_at;

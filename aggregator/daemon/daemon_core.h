@@ -87,7 +87,6 @@ class DaemonCore final : public CollectorSink {
 
  private:
   void AssignTarget(core::Event* e) const;
-  void Redact(core::Event* e) const;
   DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options);
   void AfterChange(const std::vector<Applied>& applied);
 
