@@ -31,6 +31,7 @@
 #include "libagtcore/paths.h"
 #include "libagtcore/redact.h"
 #include "libagtcore/timefmt.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::cli {
 namespace {
@@ -46,12 +47,11 @@ void LogProblem(const core::Paths* paths, const std::string& what) {
   if (!paths) return;
   if (!core::EnsureDir(paths->state_dir, 0700).ok()) return;
   std::string line = core::FormatRfc3339(core::SystemClock::Get().Now()) + " hook: " + what + "\n";
-  int fd = open((paths->state_dir + "/hook.log").c_str(),
-                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  ssize_t n = write(fd, line.data(), line.size());
+  core::UniqueFd fd(open((paths->state_dir + "/hook.log").c_str(),
+                         O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+  if (!fd.valid()) return;
+  ssize_t n = write(fd.get(), line.data(), line.size());
   (void)n;
-  close(fd);
 }
 
 std::string ReadStdin() {
@@ -74,8 +74,8 @@ void RunChained(const std::vector<std::string>& chain, const std::string& json) 
   if (pid == 0) {
     if (fork() != 0) _exit(0);
     setsid();
-    int devnull = open("/dev/null", O_RDWR);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    core::UniqueFd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
+    if (devnull.valid()) dup2(devnull.get(), STDIN_FILENO);
     std::vector<std::string> args = chain;
     args.push_back(json);
     std::vector<char*> argv;
