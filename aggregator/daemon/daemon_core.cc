@@ -34,10 +34,15 @@ DaemonCore::~DaemonCore() {
 
 core::Result<std::unique_ptr<DaemonCore>> DaemonCore::Create(uv_loop_t* loop, const core::Clock& clock,
                                                              CoreOptions options) {
-  std::unique_ptr<DaemonCore> c(new DaemonCore(loop, clock, options));
-  auto backend = CreateBackend(c->options_.backend);
+  auto backend = CreateBackend(options.backend);
   if (!backend) return backend.error();
-  c->backend_ = std::move(*backend);
+  return Create(loop, clock, std::move(options), std::move(*backend));
+}
+
+core::Result<std::unique_ptr<DaemonCore>> DaemonCore::Create(uv_loop_t* loop, const core::Clock& clock,
+                                                             CoreOptions options, Backend backend) {
+  std::unique_ptr<DaemonCore> c(new DaemonCore(loop, clock, std::move(options)));
+  c->backend_ = std::move(backend);
   auto last = c->backend_.persistence->Restore(*c->backend_.core);
   if (!last) return last.error();
   c->last_ingested_ = *last;

@@ -53,8 +53,14 @@ struct CoreOptions {
 
 class DaemonCore final : public CollectorSink {
  public:
+  /// The daemon's core over the engine and the SQLite store in
+  /// options.backend.state_dir.
   static core::Result<std::unique_ptr<DaemonCore>> Create(uv_loop_t* loop, const core::Clock& clock,
                                                           CoreOptions options);
+  /// The same over a given engine and persistence (tests pass fakes:
+  /// tests/agg/daemon/fake_backend.h); options.backend is not used.
+  static core::Result<std::unique_ptr<DaemonCore>> Create(uv_loop_t* loop, const core::Clock& clock,
+                                                          CoreOptions options, Backend backend);
   ~DaemonCore() override;
 
   /// The ingest path: stamp, apply, commit, notify. E_STORE when the batch
