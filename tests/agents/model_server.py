@@ -20,6 +20,8 @@ What the "model" answers comes from a scenario file (JSON), see README.md. In sh
        | {"tool": {"name": "Bash", "input": {...}}, "text": "optional preface"}
        | {"tool": {"name": "apply_patch", "custom_input": "*** Begin Patch ..."}}  (codex)
        | {"error": {"status": 529, "repeat": 1, "message": "Overloaded"}}
+         ("body": the whole error body instead of the API's format; "headers": extra
+         response headers, e.g. a rate-limit reset time)
 
 A request is "main" when it belongs to the conversation (Anthropic/OpenAI: it carries
 tools; Gemini: streamGenerateContent), else "side" (title, classifier, ...) and is
@@ -173,15 +175,18 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
-    def send_json(self, rid, status, obj):
+    def send_json(self, rid, status, obj, headers=None):
         body = json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("request-id", "req_lab_%d" % rid)
         self.send_header("x-request-id", "req_lab_%d" % rid)
+        headers = dict(headers or {})
         if status in (429, 529, 503):
-            self.send_header("retry-after", "1")
+            headers.setdefault("retry-after", "1")
+        for k, v in headers.items():
+            self.send_header(k, str(v))
         self.end_headers()
         self.wfile.write(body)
         self.wfile.flush()
@@ -261,8 +266,10 @@ class Handler(BaseHTTPRequestHandler):
             st = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED",
                   500: "INTERNAL", 503: "UNAVAILABLE"}.get(status, "UNKNOWN")
             obj = {"error": {"code": status, "message": msg, "status": st}}
+        if "body" in err:  # the vendor's own error body (a usage-limit error, ...)
+            obj = err["body"]
         self.server.log.write("response_start", id=rid, status=status, kind="error", turn=turn, item=idx)
-        self.send_json(rid, status, obj)
+        self.send_json(rid, status, obj, err.get("headers"))
         self.server.log.write("response_end", id=rid, status=status, kind="error", turn=turn, item=idx)
 
     # ---- Anthropic Messages ----------------------------------------------------------------
