@@ -47,6 +47,7 @@ core::Result<Region> ParseRegion(std::string_view text) {
       {"prompt_box", RegionKind::kPromptBox},
       {"whole_screen", RegionKind::kWholeScreen},
       {"raw_stream", RegionKind::kRawStream},
+      {"dialog", RegionKind::kDialog},
   };
   for (auto& [name, kind] : kPlain)
     if (text == name) return Region{kind, 0};
@@ -63,9 +64,7 @@ core::Result<Region> ParseRegion(std::string_view text) {
       "unknown region '" + std::string(text) +
           "' (expected title, osc_progress, notification, bottom_lines(N), "
           "after_last_rule, prompt_box, above_prompt_box(N), above_last_rule(N), "
-          "above_bottom_lines(N), "
-          "whole_screen or "
-          "raw_stream; N in 1..1000)");
+          "above_bottom_lines(N), dialog, whole_screen or raw_stream; N in 1..1000)");
 }
 
 std::string RegionName(const Region& r) {
@@ -92,6 +91,8 @@ std::string RegionName(const Region& r) {
       return "whole_screen";
     case RegionKind::kRawStream:
       return "raw_stream";
+    case RegionKind::kDialog:
+      return "dialog";
   }
   return "?";
 }
@@ -204,6 +205,10 @@ void RegionCutter::Rows(const Region& r, int* first, int* last) const {
       break;
     case RegionKind::kWholeScreen:
       *last = last_nonblank_;
+      break;
+    case RegionKind::kDialog:
+      *first = dialog_first_;
+      *last = dialog_last_;
       break;
     default:
       break;
