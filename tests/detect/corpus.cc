@@ -68,13 +68,38 @@ std::vector<std::string> FindFixtures(const std::string& root) {
   return out;
 }
 
+// The agent, version and mode the recording names (scenario.json); a fixture
+// recorded before modes existed is in its agent's base mode.
+void ReadRecording(const std::string& dir, Fixture* f) {
+  auto text = ReadTextFile(dir + "/scenario.json");
+  if (!text.ok()) return;
+  rapidjson::Document d;
+  d.Parse(text->data(), text->size());
+  if (d.HasParseError() || !d.IsObject()) return;
+  if (d.HasMember("agent") && d["agent"].IsString()) f->agent = d["agent"].GetString();
+  if (d.HasMember("mode") && d["mode"].IsString()) f->mode = d["mode"].GetString();
+  if (d.HasMember("recording") && d["recording"].IsObject()) {
+    const auto& r = d["recording"];
+    if (r.HasMember("agent_version") && r["agent_version"].IsString())
+      f->version = r["agent_version"].GetString();
+  }
+}
+
+std::string BaseMode(const std::string& agent) {
+  return agent == "codex" ? "on-request" : "default";
+}
+
 core::Result<Fixture> LoadFixture(const std::string& dir) {
   Fixture f;
   f.dir = dir;
   fs::path p(dir);
   f.scenario = p.filename().string();
+  // <agent>/<version>/<scenario> or <agent>/<version>/<mode>/<scenario>;
+  // scenario.json says which.
   f.version = p.parent_path().filename().string();
   f.agent = p.parent_path().parent_path().filename().string();
+  ReadRecording(dir, &f);
+  if (f.mode.empty()) f.mode = BaseMode(f.agent);
   f.cast_path = dir + "/session.cast";
   auto for_lines = [&](const std::string& name, auto&& fn) -> core::Status {
     auto text = ReadTextFile(dir + "/" + name);
@@ -291,6 +316,48 @@ Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end, double g
     }
   }
   return sc;
+}
+
+std::vector<GroupVerdict> JudgeGroups(const std::map<std::string, Score>& groups,
+                                      const std::map<std::string, int>& counts, double bar) {
+  std::vector<GroupVerdict> out;
+  for (const auto& [group, s] : groups) {
+    GroupVerdict v;
+    v.group = group;
+    v.score = s;
+    if (auto it = counts.find(group); it != counts.end()) v.fixtures = it->second;
+    char b[96];
+    if (s.Agreement() < bar) {
+      std::snprintf(b, sizeof b, "agreement %.2f%% < %.0f%%", 100 * s.Agreement(), 100 * bar);
+      v.failures.emplace_back(b);
+    }
+    if (s.false_approval > 0) {
+      std::snprintf(b, sizeof b, "%.2fs of false waiting_approval", s.false_approval);
+      v.failures.emplace_back(b);
+    }
+    if (s.missed_waits > 0)
+      v.failures.push_back(std::to_string(s.missed_waits) + " missed wait(s)");
+    if (s.detail_wrong > 0) {
+      std::snprintf(b, sizeof b, "%.2fs of wrong choices/cursor", s.detail_wrong);
+      v.failures.emplace_back(b);
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string FormatVerdict(const char* mode, const GroupVerdict& v) {
+  const Score& s = v.score;
+  char b[320];
+  std::snprintf(b, sizeof b,
+                "%-4s %-30s %3d fixtures  agree %6.2f%% of %7.1fs  false_approval %.2fs  "
+                "waits %d missed %d  detail_wrong %.2fs  type/details_wrong %.2fs  %s",
+                mode, v.group.c_str(), v.fixtures, 100 * s.Agreement(), s.counted,
+                s.false_approval, s.waits, s.missed_waits, s.detail_wrong, s.aux_wrong,
+                v.failures.empty() ? "PASS" : "FAIL:");
+  std::string out = b;
+  for (size_t i = 0; i < v.failures.size(); ++i) out += (i ? "; " : " ") + v.failures[i];
+  return out;
 }
 
 std::string FormatTimeline(const Timeline& t) {

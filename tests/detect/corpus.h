@@ -5,6 +5,7 @@
 // timeline against truth.jsonl.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,14 +34,17 @@ struct Fixture {
   std::string dir;
   std::string agent;
   std::string version;
-  std::string scenario;
+  std::string mode;      // the permission mode it was recorded in (scenario.json)
+  std::string scenario;  // the fixture's name: "<scenario>" or "<scenario>+hooks"
   std::vector<TruthEntry> truth;
   std::vector<Snapshot> snapshots;
   std::string cast_path;
+  /// "claude/2.1.330/auto": what the gates report and hold to their bars.
+  std::string Group() const { return agent + "/" + version + "/" + mode; }
 };
 
-/// Every fixture dir under `root` (<agent>/<version>/<scenario>/ holding a
-/// truth.jsonl), sorted.
+/// Every fixture dir under `root` (<agent>/<version>[/<mode>]/<scenario>/
+/// holding a truth.jsonl), sorted.
 std::vector<std::string> FindFixtures(const std::string& root);
 /// The fixtures root of the source tree.
 std::string FixturesRoot();
@@ -81,5 +85,23 @@ Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end,
 
 /// "  1.234s running high claude.footer.interrupt | evidence"
 std::string FormatTimeline(const Timeline& t);
+
+/// The gates' bars (issue 15): time-weighted agreement per agent, version
+/// and mode, with no false or missed waits and right choices and cursor.
+constexpr double kPtyBar = 0.99;
+constexpr double kCapBar = 0.97;
+
+/// One group's figures held against the bar: `failures` names every bar it
+/// misses (empty: it passes).
+struct GroupVerdict {
+  std::string group;
+  Score score;
+  int fixtures = 0;
+  std::vector<std::string> failures;
+};
+std::vector<GroupVerdict> JudgeGroups(const std::map<std::string, Score>& groups,
+                                      const std::map<std::string, int>& counts, double bar);
+/// "PTY claude/2.1.330/auto  agree 99.12% of 120.3s  ...  PASS|FAIL: why"
+std::string FormatVerdict(const char* mode, const GroupVerdict& v);
 
 }  // namespace agt::detect::corpus
