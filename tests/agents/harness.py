@@ -171,9 +171,9 @@ def setup_codex(sc, home, work, port, bin_dir=None):
     # on-request: the lab's base; the two presets set approval and sandbox themselves
     policy = 'approval_policy = "on-request"\nsandbox_mode = "read-only"\n' if mode == "on-request" else ""
     update_check = "true" if sc.get("codex_version_json") else "false"
-    cfg = """model = "gpt-5.1-codex"
-model_provider = "lab"
-%scheck_for_update_on_startup = %s
+    # login: Codex's own provider (OpenAI), which wants a ChatGPT sign-in or a key
+    provider = "" if sc.get("login") else 'model = "gpt-5.1-codex"\nmodel_provider = "lab"\n'
+    cfg = """%s%scheck_for_update_on_startup = %s
 %s
 [model_providers.lab]
 name = "lab"
@@ -183,7 +183,7 @@ wire_api = "responses"
 request_max_retries = %d
 stream_max_retries = %d
 
-%s""" % (policy, update_check, extra, port, sc.get("retries", 0), sc.get("retries", 0), trust)
+%s""" % (provider, policy, update_check, extra, port, sc.get("retries", 0), sc.get("retries", 0), trust)
     with open(os.path.join(ch, "config.toml"), "w") as f:
         f.write(cfg)
     if sc.get("codex_version_json"):

@@ -1,9 +1,13 @@
 // detect_corpus: a report tool for pattern authors. Replays fixtures in CAP
 // mode (or PTY mode with --pty) and prints the truth, the analyzer's
 // timeline and every disagreement, so a rule can be tuned on real screens.
-//   detect_corpus [--pty] FIXTURE_DIR...    (default: every fixture)
+//   detect_corpus [--pty] [-q] FIXTURE_DIR...    (default: every fixture)
+//   detect_corpus --gates [ROOT]   both modes, one line per agent/version/mode
+//                                  held to the gates' bars; exit 1 when one fails
+//                                  (tests/agents/check-release.sh runs this)
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,24 +20,99 @@ core::Result<Timeline> ReplayPty(const Fixture& f,
 #endif
 }  // namespace agt::detect::corpus
 
+namespace {
+
+using namespace agt::detect;
+using namespace agt::detect::corpus;
+
+bool Replay(const Fixture& f, bool pty, const std::shared_ptr<const PatternLibrary>& lib,
+            Timeline* t, double* end) {
+  if (!pty) {
+    *t = ReplayCap(f, lib, end);
+    return true;
+  }
+#if defined(AGTMUX_CORPUS_PTY)
+  auto r = ReplayPty(f, lib, end);
+  if (!r.ok()) {
+    std::fprintf(stderr, "%s\n", r.error().message.c_str());
+    return false;
+  }
+  *t = std::move(r).value();
+  return true;
+#else
+  std::fprintf(stderr, "built without PTY replay\n");
+  return false;
+#endif
+}
+
+// Both gates over every fixture under `root`: per group the figures and what
+// fails, then the disagreements of the failing groups.
+int Gates(const std::string& root, const std::shared_ptr<const PatternLibrary>& lib) {
+  auto dirs = FindFixtures(root);
+  if (dirs.empty()) {
+    std::fprintf(stderr, "no fixtures under %s\n", root.c_str());
+    return 2;
+  }
+  int failed = 0;
+  for (bool pty : {true, false}) {
+    const char* mode = pty ? "PTY" : "CAP";
+    std::map<std::string, Score> groups;
+    std::map<std::string, int> counts;
+    for (const auto& dir : dirs) {
+      auto f = LoadFixture(dir);
+      if (!f.ok()) {
+        std::fprintf(stderr, "%s\n", f.error().message.c_str());
+        return 2;
+      }
+      Timeline t;
+      double end = 0;
+      if (!Replay(*f, pty, lib, &t, &end)) return 2;
+      groups[f->Group()].Add(ScoreTimeline(*f, t, end));
+      ++counts[f->Group()];
+    }
+    auto verdicts = JudgeGroups(groups, counts, pty ? kPtyBar : kCapBar);
+    for (const auto& v : verdicts) {
+      std::printf("%s\n", FormatVerdict(mode, v).c_str());
+      failed += v.failures.empty() ? 0 : 1;
+    }
+    for (const auto& v : verdicts) {
+      if (v.failures.empty()) continue;
+      std::printf("   -- %s %s\n", mode, v.group.c_str());
+      for (const auto& p : v.score.problems) std::printf("      %s\n", p.c_str());
+    }
+  }
+  std::printf("%s\n", failed ? "gates: FAIL" : "gates: PASS");
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace agt::detect;
-  using namespace agt::detect::corpus;
   bool pty = false;
   bool quiet = false;
+  bool gates = false;
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--pty") == 0)
       pty = true;
     else if (std::strcmp(argv[i], "-q") == 0)
       quiet = true;
+    else if (std::strcmp(argv[i], "--gates") == 0)
+      gates = true;
     else
       dirs.push_back(argv[i]);
   }
-  if (dirs.empty()) dirs = FindFixtures(FixturesRoot());
   auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}, {}});
   for (const auto& p : lib->problems())
     std::fprintf(stderr, "pattern problem: %s\n", p.c_str());
+  if (gates) {
+    if (dirs.size() > 1) {
+      std::fprintf(stderr, "detect_corpus --gates takes one fixtures root\n");
+      return 2;
+    }
+    return Gates(dirs.empty() ? FixturesRoot() : dirs[0], lib);
+  }
+  if (dirs.empty()) dirs = FindFixtures(FixturesRoot());
   for (const auto& dir : dirs) {
     auto f = LoadFixture(dir);
     if (!f.ok()) {
@@ -42,21 +121,7 @@ int main(int argc, char** argv) {
     }
     double end = 0;
     Timeline t;
-    if (pty) {
-#if defined(AGTMUX_CORPUS_PTY)
-      auto r = ReplayPty(*f, lib, &end);
-      if (!r.ok()) {
-        std::fprintf(stderr, "%s\n", r.error().message.c_str());
-        return 2;
-      }
-      t = std::move(r).value();
-#else
-      std::fprintf(stderr, "built without PTY replay\n");
-      return 2;
-#endif
-    } else {
-      t = ReplayCap(*f, lib, &end);
-    }
+    if (!Replay(*f, pty, lib, &t, &end)) return 2;
     Score s = ScoreTimeline(*f, t, end);
     std::printf(
         "== %s  agree %.2f%%  false_approval %.2fs  missed %d/%d  detail_wrong %.2fs\n",

@@ -602,6 +602,20 @@ def gen_claude_extra():
     save({"agent": "claude", "name": "auto_mode_prompt",
           "description": "Manual mode kept in the settings (permissions.defaultMode) without disableAutoMode: 2.1.330 asks 'Make auto mode your default permission mode?' at start-up (no numbers); the user keeps manual mode (Down, Enter); two turns complete; /exit.",
           "auto_mode_prompt": True, "turns": tc["turns"], "steps": tc["steps"]})
+    save({"agent": "claude", "name": "login",
+          "description": "The user types /login: the 'Select login method' dialog (Claude account with subscription / Anthropic Console account / 3rd-party platform) waits for a choice; the user cancels with Esc; /exit.",
+          "turns": [],
+          "steps": ready() + [{"do": "keys", "keys": [{"text": "/login"}]}, {"do": "sleep", "s": 0.6},
+                              {"do": "keys", "keys": ["Enter"]},
+                              {"do": "wait_screen", "regex": r"Select login method:", "timeout": 10,
+                               "mark": {"state": "waiting_input", "approval_type": "login", "details": "Select login method:",
+                                        "choices": ["Claude account with subscription · Individual, Team, or Enterprise",
+                                                    "Anthropic Console account · API usage billing",
+                                                    "3rd-party platform · Bedrock, Microsoft Foundry, Google Vertex AI"],
+                                        "multi_select": False, "cursor_position": 1}},
+                              {"do": "sleep", "s": 2.0},
+                              {"do": "keys", "keys": ["Escape"], "mark": {"state": "idle"}},
+                              {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
     save({"agent": "claude", "name": "rate_limit",
           "description": "HTTP 429 rate_limit_error on every request (CLAUDE_CODE_MAX_RETRIES=1): Claude Code retries once and gives up: the turn ends with an API error; /exit.",
           "env": {"CLAUDE_CODE_MAX_RETRIES": "1"},
@@ -684,6 +698,14 @@ def gen_codex_extra():
                     {"do": "wait_ready", "mark": None}, {"do": "sleep", "s": 1.0},
                     {"do": "prompt", "text": "what is in the readme?"},
                     {"do": "wait_turn_end", "turn": 0}, {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+    save({"agent": "codex", "name": "login",
+          "description": "Codex with its own provider (OpenAI) and no credentials: 'Choose how you want to use Codex' (Sign in with ChatGPT / Device Code / another way) waits at start-up; the user gives up with Ctrl-C twice.",
+          "login": True, "turns": [],
+          "steps": [{"do": "wait_screen", "regex": r"Choose how you want to use Codex", "timeout": 20,
+                     "mark": {"state": "waiting_input", "approval_type": "login", "details": "Choose how you want to use Codex.",
+                              "choices": ["Sign in with ChatGPT", "Sign in with Device Code", "Sign in another way"],
+                              "multi_select": False, "cursor_position": 1}},
+                    {"do": "sleep", "s": 3.0}, {"do": "exit", "method": "ctrl_c", "times": 2, "gap": 0.5}]})
     # usage limit: 429 with the error body a ChatGPT plan's limit gives
     save({"agent": "codex", "name": "usage_limit",
           "description": "HTTP 429 usage_limit_reached (the error body Codex gets when a plan's usage limit is reached): the turn ends with the usage-limit message; /quit.",
@@ -692,6 +714,22 @@ def gen_codex_extra():
                                                    "plan_type": "plus", "resets_in_seconds": 7200}}}}]],
           "steps": ready() + [{"do": "prompt", "text": "summarize the readme"},
                               {"do": "wait_turn_end", "turn": 0}, {"do": "sleep", "s": 3.0}, {"do": "exit"}]})
+
+
+def gen_gemini_extra():
+    D = os.path.join(HERE, "gemini")
+    def save(sc):
+        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
+            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    save({"agent": "gemini", "name": "login",
+          "description": "Gemini CLI without an auth method: 'Get started / How would you like to authenticate for this project?' (Sign in with Google / Use Gemini API Key / Vertex AI) waits at start-up; the user gives up with Ctrl-C twice.",
+          "login": True, "turns": [],
+          "steps": [{"do": "wait_screen", "regex": r"How would you like to authenticate", "timeout": 25,
+                     "mark": {"state": "waiting_input", "approval_type": "login",
+                              "details": "How would you like to authenticate for this project?",
+                              "choices": ["Sign in with Google", "Use Gemini API Key", "Vertex AI"],
+                              "multi_select": False, "cursor_position": 1}},
+                    {"do": "sleep", "s": 3.0}, {"do": "exit", "method": "ctrl_c", "times": 2, "gap": 0.5}]})
 
 
 def gen_gemini_modes():
@@ -718,6 +756,7 @@ if __name__ == "__main__":
     gen_gemini()
     gen_claude_extra()
     gen_codex_extra()
+    gen_gemini_extra()
     gen_claude_modes()
     gen_codex_modes()
     gen_gemini_modes()
