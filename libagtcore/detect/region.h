@@ -16,6 +16,7 @@ enum class RegionKind {
   kTitle,             // the last OSC 0/2 title
   kOscProgress,       // OSC 9;4 progress as "<state>" or "<state>;<value>"
   kNotification,      // the last OSC 9/777 notification body
+  kProgramStatus,     // the last OSC 7501 program status ("state=...:app=...")
   kBottomLines,       // the last N rows, counted up from the last non-blank row
   kAfterLastRule,     // rows below the last horizontal rule
   kPromptBox,         // rows between the last two horizontal rules

@@ -990,10 +990,67 @@ def derive(fixture_dir):
     if rec.get("exit_mono"):
         emit(rec["exit_mono"], "unknown", "agent_exit", reason_code="no_agent",
              exit_status=rec.get("exit_status"))
+    out = split_undrawn_options(out, snaps, interval)
     with open(os.path.join(fixture_dir, "truth.jsonl"), "w", encoding="utf-8") as f:
         for r in out:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     return out
+
+
+# a menu row without a number: box border, cursor glyph, label (check_corpus.py's rule)
+UNNUMBERED_ROW = re.compile(r"^[\s│]*(?:[❯›●>]\s+)?")
+
+
+def options_shown(lines, choices):
+    """True when a screen shows every choice as a menu option: "k. <choice>" (or
+    "k. [ ] <choice>"), or, for a menu without numbers, a row that is the choice."""
+    norm = lambda x: re.sub(r"\s+", " ", x).strip()  # noqa: E731
+    joined = norm(" ".join(lines))
+    if all(re.search(r"(?<!\d)%d\. +(\[.\] )?%s" % (k + 1, re.escape(norm(c))), joined)
+           for k, c in enumerate(choices)):
+        return True
+    rows = {norm(UNNUMBERED_ROW.sub("", ln)) for ln in lines}
+    return all(norm(c) in rows for c in choices)
+
+
+def split_undrawn_options(out, snaps, interval):
+    """A waiting state starts when the model's tool call was streamed, but its options
+    exist for a reader of the screen or the byte stream only once the CLI draws them
+    (Codex draws its approval ~0.8 s after the call, having said state=blocked at
+    once). As for a list that scrolls, the options enter the truth when they are
+    drawn: until then the state has choices [] (cursor 0). When they appeared is taken
+    from the snapshots like the driver_saw_screen records (the last capture that did
+    not show them, so at most one interval early). Within one interval of the call
+    nothing is split."""
+    res = []
+    for i, r in enumerate(out):
+        if r.get("source") != "model_tool_call_end" or not r.get("choices") or not snaps:
+            res.append(r)
+            continue
+        t0 = r["t"]
+        t1 = out[i + 1]["t"] if i + 1 < len(out) else float("inf")
+        last_not, shown = t0, None
+        for s_ in snaps:
+            if s_["t"] < t0:
+                continue
+            if s_["t"] >= t1:
+                break
+            if options_shown(s_["lines"], r["choices"]):
+                shown = s_["t"]
+                break
+            last_not = s_["t"]
+        drawn = t0 if shown is None else max(shown - interval, last_not)
+        if shown is not None and drawn - t0 <= interval:
+            res.append(r)
+            continue
+        pending = {k: v for k, v in r.items() if k not in ("details", "choices", "cursor_position",
+                                                            "multi_select", "selected", "source")}
+        pending.update(details="", choices=[], cursor_position=0, multi_select=False,
+                       note="the options are not drawn yet", source="model_tool_call_end")
+        res.append(pending)
+        if shown is not None:
+            res.append(dict(r, t=round(drawn, 3), screen_t=shown, source="screen_drew_options"))
+    return res
 
 
 def _terminate(signum, frame):

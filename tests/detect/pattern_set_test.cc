@@ -252,7 +252,8 @@ TEST(PatternLibrary, BuiltinSetsAllLoadCleanly) {
 TEST(Region, ParseAndName) {
   for (const char* r :
        {"title", "osc_progress", "bottom_lines(12)", "after_last_rule", "prompt_box",
-        "above_prompt_box(3)", "whole_screen", "raw_stream", "notification", "dialog"}) {
+        "above_prompt_box(3)", "whole_screen", "raw_stream", "notification", "dialog",
+        "program_status"}) {
     auto p = ParseRegion(r);
     ASSERT_TRUE(p.ok()) << r;
     EXPECT_EQ(RegionName(*p), r);

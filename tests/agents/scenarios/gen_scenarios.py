@@ -118,7 +118,7 @@ def gen_claude():
                       {"do": "keys", "keys": ["Space"], "update": {"selected": ["Unit tests", "Lint"]}}, {"do": "sleep", "s": 1.0},
                       {"do": "keys", "keys": ["Right"], "update": {"details": "Review your answers", "choices": ["Submit answers", "Cancel"],
                                                                   "multi_select": False, "cursor_position": 1, "selected": None}},
-                      {"do": "wait_screen", "regex": "Ready to submit your answers\\?", "timeout": 5}, {"do": "sleep", "s": 1.5},
+                      {"do": "wait_screen", "regex": "Review your answers", "timeout": 5}, {"do": "sleep", "s": 1.5},
                       {"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
 
     save({"agent": "claude", "name": "api_error",
@@ -573,7 +573,17 @@ def gen_claude_modes():
     fe["description"] = "Accept-edits mode: the model reads hello.py, edits it and creates NOTES.md without a dialog; the turn completes; /exit."
     fe["steps"] = no_dialog_steps(fe)
     save(fe)
-    save(load("claude", "shell_approved"))
+    PUSH = "git push --force origin main"
+    save({"agent": "claude", "name": "shell_approved",
+          "description": "Accept-edits mode: a command that is no file edit (git push --force) still asks; the user approves with Enter; the turn completes; /exit.",
+          "turns": [[{"text": "I'll push the branch.",
+                      "tool": {"name": "Bash", "input": {"command": PUSH, "description": "Force push the branch"}},
+                      "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": PUSH,
+                                 "choices": ["Yes", "Yes, and don\u2019t ask again for: git push *", "No"],
+                                 "multi_select": False, "cursor_position": 1}},
+                     {"text": "Pushed.", "chunk": 8, "delay": 0.05}]],
+          "steps": ready() + [{"do": "prompt", "text": "push the branch"}]
+                   + dialog(0, 0, r"Do you want to proceed\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
     save(load("claude", "turns_completed"))
 
     # ---- plan: the model presents its plan with ExitPlanMode ("Exit plan mode?")
