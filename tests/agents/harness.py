@@ -248,16 +248,14 @@ CLAUDE_STARTUP = [
               "details": "Make auto mode your default permission mode?",
               "choices": ["Yes, set auto mode as my default permission mode", "No, keep manual mode"],
               "multi_select": False, "cursor_position": 1},
-     "answer": [{"do": "keys", "keys": ["Down"], "update": {"cursor_position": 2}}, {"do": "sleep", "s": 0.5},
-                {"do": "keys", "keys": ["Enter"], "mark": {"state": "idle"}}]},
+     "answer": [{"do": "choose", "option": "No, keep manual mode", "mark": {"state": "idle"}}]},
     # --dangerously-skip-permissions until the user accepted it once
     # (skipDangerousModePermissionPrompt): they accept.
     {"regex": r"WARNING: Claude Code running in Bypass Permissions mode",
      "mark": {"state": "waiting_approval", "approval_type": "bypass_permissions",
               "details": "WARNING: Claude Code running in Bypass Permissions mode",
               "choices": ["No, exit", "Yes, I accept"], "multi_select": False, "cursor_position": 1},
-     "answer": [{"do": "keys", "keys": ["Down"], "update": {"cursor_position": 2}}, {"do": "sleep", "s": 0.5},
-                {"do": "keys", "keys": ["Enter"], "mark": {"state": "idle"}}]},
+     "answer": [{"do": "choose", "option": "Yes, I accept", "mark": {"state": "idle"}}]},
 ]
 AGENTS = {
     # the prompt box ("❯" + U+00A0) is drawn once Claude Code takes input; 2.1.330's
@@ -543,14 +541,60 @@ class Recorder:
 
     # ---- driver ------------------------------------------------------------------------
     def keys(self, keys, **kw):
+        """Sends the keys 0.3 s apart. The record's time is the moment the last key
+        was sent (taken before send-keys: the agent may redraw before it returns)."""
+        sent = None
         for i, k in enumerate(keys):
             if i:
                 time.sleep(0.3)
+            sent = (time.monotonic(), time.time())
             if isinstance(k, dict):  # {"text": "..."} types literally
                 self.tmux.send(k["text"], literal=True)
             else:
                 self.tmux.send(k)
-        self.act("keys", keys=keys, **kw)
+        rec = self.act("keys", keys=keys, **kw)
+        if sent:
+            rec["mono"], rec["wall"] = round(sent[0], 6), round(sent[1], 6)
+
+    def versioned_mark(self, st):
+        """A step's mark for the recorded version: `mark` updated by every
+        `mark_since` entry whose version is <= it (as expectation() does for expect)."""
+        if not st.get("mark"):
+            return st.get("mark")
+        return expectation({"expect": st["mark"], "expect_since": st.get("mark_since", {})}, self.version)
+
+    def choose(self, option, timeout=10.0, **kw):
+        """Moves the menu's cursor to the row whose label is `option` and presses Enter,
+        looking at the screen after every key like a user. Each arrow is logged as an
+        update with `cursor_label` (derive() turns it into the position in the waiting
+        state's choices); Enter carries the step's mark/resolves."""
+        glyphs = ("❯", "›", "●", ">")
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            lines = self.screen_text().split("\n")
+            rows = [(i, ln.strip().lstrip("│").strip()) for i, ln in enumerate(lines)]
+            # the menu is the last one on screen (old prompts "❯ ..." sit above it)
+            cur = next(((i, t) for i, t in reversed(rows) if t[:1] in glyphs and len(t) > 2), None)
+            want = next((i for i, t in reversed(rows)
+                         if re.sub(r"^(?:[❯›●>]\s+)?(?:\d+\.\s+)?", "", t) == option), None)
+            if cur is None or want is None:
+                time.sleep(0.1)
+                continue
+            if cur[0] == want:
+                time.sleep(0.3)
+                self.keys(["Enter"], **kw)
+                return True
+            key = "Down" if want > cur[0] else "Up"
+            sent = (time.monotonic(), time.time())
+            self.tmux.send(key)
+            time.sleep(0.4)
+            after = self.screen_text().split("\n")
+            lab = next((re.sub(r"^[❯›●>]\s+(?:\d+\.\s+)?", "", ln.strip().lstrip("│").strip())
+                        for ln in reversed(after) if ln.strip().lstrip("│").strip()[:1] in glyphs), None)
+            rec = self.act("keys", keys=[key], update={"cursor_label": lab})
+            rec["mono"], rec["wall"] = round(sent[0], 6), round(sent[1], 6)
+        self.warn("choose: no menu with the option %r" % option)
+        return False
 
     def step(self, st):
         do = st["do"]
@@ -564,7 +608,7 @@ class Recorder:
         elif do == "wait_screen":
             negate = st.get("negate", False)
             ok = self.wait_screen(st["regex"], st.get("timeout", 20), negate=negate)
-            self.act("saw_screen", regex=st["regex"], negate=negate or None, ok=ok, mark=st.get("mark"))
+            self.act("saw_screen", regex=st["regex"], negate=negate or None, ok=ok, mark=self.versioned_mark(st))
         elif do == "prompt":
             text = st["text"]
             if st.get("paste"):
@@ -574,10 +618,20 @@ class Recorder:
                 self.tmux.send(text, literal=True)
             self.act("type", text=text)
             time.sleep(float(st.get("gap", 0.5)))
+            sent = (time.monotonic(), time.time())
             self.tmux.send("Enter")
-            self.act("submit", text=text)
+            rec = self.act("submit", text=text)
+            rec["mono"], rec["wall"] = round(sent[0], 6), round(sent[1], 6)
         elif do == "keys":
-            self.keys(st["keys"], **{k: st[k] for k in ("resolves", "interrupts", "update", "mark", "note") if k in st})
+            kw = {k: st[k] for k in ("resolves", "interrupts", "update", "note") if k in st}
+            if st.get("mark"):
+                kw["mark"] = self.versioned_mark(st)
+            self.keys(st["keys"], **kw)
+        elif do == "choose":
+            kw = {k: st[k] for k in ("resolves", "note") if k in st}
+            if st.get("mark"):
+                kw["mark"] = self.versioned_mark(st)
+            self.choose(st["option"], st.get("timeout", 10), **kw)
         elif do == "wait_response":
             turn, item = st.get("turn"), st.get("item")
             e = self.wait_model(lambda e: e.get("ev") == "response_end" and e.get("turn") == turn
@@ -958,6 +1012,10 @@ def derive(fixture_dir):
                 if p.get("update") and cur.get("state", "").startswith("waiting"):
                     upd = {k: v for k, v in cur.items() if k not in ("t", "state", "source")}
                     upd.update(p["update"])
+                    if "cursor_label" in upd:  # a `choose` step: where the cursor went
+                        label = upd.pop("cursor_label")
+                        ch = upd.get("choices") or []
+                        upd["cursor_position"] = ch.index(label) + 1 if label in ch else 0
                     emit(mono, cur["state"], "driver_key", **upd)
                 if p.get("interrupts") and cur.get("state") == "running":
                     emit(mono, "idle", "driver_interrupted", reason_code="interrupted")
@@ -1039,8 +1097,11 @@ def split_undrawn_options(out, snaps, interval):
                 shown = s_["t"]
                 break
             last_not = s_["t"]
-        drawn = t0 if shown is None else max(shown - interval, last_not)
-        if shown is not None and drawn - t0 <= interval:
+        if shown is None:  # never drawn as expected: check_corpus.py reports it
+            res.append(r)
+            continue
+        drawn = max(shown - interval, last_not)
+        if drawn - t0 <= interval:
             res.append(r)
             continue
         pending = {k: v for k, v in r.items() if k not in ("details", "choices", "cursor_position",
@@ -1048,8 +1109,7 @@ def split_undrawn_options(out, snaps, interval):
         pending.update(details="", choices=[], cursor_position=0, multi_select=False,
                        note="the options are not drawn yet", source="model_tool_call_end")
         res.append(pending)
-        if shown is not None:
-            res.append(dict(r, t=round(drawn, 3), screen_t=shown, source="screen_drew_options"))
+        res.append(dict(r, t=round(drawn, 3), screen_t=shown, source="screen_drew_options"))
     return res
 
 

@@ -318,6 +318,62 @@ Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end, double g
   return sc;
 }
 
+void CompletedLatency::Add(const CompletedLatency& o) {
+  seconds.insert(seconds.end(), o.seconds.begin(), o.seconds.end());
+  missed += o.missed;
+  flickers += o.flickers;
+  notes.insert(notes.end(), o.notes.begin(), o.notes.end());
+}
+
+CompletedLatency MeasureCompleted(const Fixture& f, const Timeline& pred) {
+  CompletedLatency out;
+  auto state_at = [&](double t) {
+    State s = State::kUnknown;
+    for (const auto& p : pred)
+      if (p.t <= t) s = p.signal.state;
+    return s;
+  };
+  const std::string name = f.Group() + "/" + f.scenario;
+  for (size_t i = 0; i < f.truth.size(); ++i) {
+    const TruthEntry& e = f.truth[i];
+    const double next = i + 1 < f.truth.size() ? f.truth[i + 1].t : 1e9;
+    if (e.state == State::kCompleted && e.source == "model_final_response_end") {
+      if (state_at(e.t) == State::kCompleted) {
+        out.seconds.push_back(0);
+        continue;
+      }
+      double at = -1;
+      for (const auto& p : pred)
+        if (p.t > e.t && p.t < next && p.signal.state == State::kCompleted) {
+          at = p.t;
+          break;
+        }
+      if (at < 0) {
+        ++out.missed;
+        out.notes.push_back(name + " @" + Fmt(e.t) + ": completed never reported");
+      } else {
+        out.seconds.push_back(at - e.t);
+      }
+    }
+    if (e.state == State::kRunning) {
+      // running -> quiet -> running again inside one true running interval
+      bool left = false;
+      for (const auto& p : pred) {
+        if (p.t <= e.t || p.t >= next) continue;
+        State s = p.signal.state;
+        if (s == State::kIdle || s == State::kCompleted) {
+          left = state_at(p.t - 1e-6) == State::kRunning || left;
+        } else if (s == State::kRunning && left) {
+          ++out.flickers;
+          out.notes.push_back(name + " @" + Fmt(p.t) + ": flicker back to running");
+          left = false;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<GroupVerdict> JudgeGroups(const std::map<std::string, Score>& groups,
                                       const std::map<std::string, int>& counts, double bar) {
   std::vector<GroupVerdict> out;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "libagtcore/detect/pattern_library.h"
+#include "libagtcore/event.h"
 #include "libagtcore/result.h"
 #include "libagtcore/state.h"
 
@@ -64,6 +65,20 @@ Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
 core::Result<Timeline> ReplayPty(const Fixture& f,
                                  std::shared_ptr<const PatternLibrary> lib, double* end);
 
+/// The hooks variant (tests/fixtures/README.md, "hooks.jsonl"): each event
+/// `agtmux hook` sent, decoded with the daemon's codec, and when it arrived.
+struct HookRecord {
+  double t = 0;
+  core::Event event;
+};
+bool HasHooks(const std::string& dir);
+core::Result<std::vector<HookRecord>> LoadHooks(const std::string& dir);
+/// The fused state of a hooks-variant fixture: the screen verdicts as the
+/// wrapper's events (pty) or the poller's (CAP), and the recorded hook
+/// events, through state::Engine (corpus_fused.cc).
+core::Result<Timeline> ReplayFused(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
+                                   bool pty, double* end);
+
 struct Score {
   double counted = 0;         // seconds scored (outside the grace windows)
   double agreed = 0;          // of which the state agreed
@@ -85,6 +100,20 @@ Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end,
 
 /// "  1.234s running high claude.footer.interrupt | evidence"
 std::string FormatTimeline(const Timeline& t);
+
+/// How soon a finished turn is reported: for every truth `completed` (the
+/// model's final answer fully streamed), the seconds until the timeline says
+/// completed (0 when it already did), or a miss when it never did before the
+/// next true transition; and the flickers: running -> idle/completed -> running
+/// within one true running interval (e.g. between two tool calls).
+struct CompletedLatency {
+  std::vector<double> seconds;
+  int missed = 0;
+  int flickers = 0;
+  std::vector<std::string> notes;  // each miss and flicker, with its time
+  void Add(const CompletedLatency& o);
+};
+CompletedLatency MeasureCompleted(const Fixture& f, const Timeline& pred);
 
 /// The gates' bars (issue 15): time-weighted agreement per agent, version
 /// and mode, with no false or missed waits and right choices and cursor.

@@ -3,7 +3,9 @@
 // mode: time-weighted agreement with truth (300 ms grace after each true
 // transition) of at least 99 % in PTY mode and 97 % in CAP mode, no false
 // waiting_approval, no missed approval or question, and the right choices,
-// cursor and multi-select on every one of them. The figures are printed.
+// cursor and multi-select on every one of them. With the hooks installed
+// (the hooks variant), the same bars for the state the engine fuses from the
+// screen and the hooks. The figures are printed.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -22,22 +24,31 @@ void Report(const char* mode, const std::string& name, const Score& s) {
       s.missed_waits, s.detail_wrong, s.aux_wrong);
 }
 
+enum class Replay { kCap, kPty, kFusedCap, kFusedPty };
+
 // Every fixture, then one line per agent/version/mode group with the bar it
 // is held to, then every disagreement of the groups. Each group must meet
 // every bar: a version or mode that fails cannot hide behind the others.
-void RunGate(const char* mode, double bar) {
+// The fused replays take the hooks variant (fixtures with hooks.jsonl).
+void RunGate(const char* mode, Replay how, double bar) {
   auto dirs = FindFixtures(FixturesRoot());
   ASSERT_FALSE(dirs.empty()) << "no fixtures under " << FixturesRoot();
   auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}, {}});
   ASSERT_TRUE(lib->problems().empty()) << lib->problems()[0];
+  const bool fused = how == Replay::kFusedCap || how == Replay::kFusedPty;
   std::map<std::string, Score> groups;
   std::map<std::string, int> counts;
   for (const auto& dir : dirs) {
+    if (fused && !HasHooks(dir)) continue;
     auto f = LoadFixture(dir);
     ASSERT_TRUE(f.ok()) << f.error().message;
     double end = 0;
     Timeline t;
-#if defined(AGTMUX_GATE_PTY)
+#if defined(AGTMUX_GATE_FUSED)
+    auto r = ReplayFused(*f, lib, how == Replay::kFusedPty, &end);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    t = std::move(r).value();
+#elif defined(AGTMUX_GATE_PTY)
     auto r = ReplayPty(*f, lib, &end);
     ASSERT_TRUE(r.ok()) << r.error().message;
     t = std::move(r).value();
@@ -49,6 +60,7 @@ void RunGate(const char* mode, double bar) {
     groups[f->Group()].Add(s);
     ++counts[f->Group()];
   }
+  ASSERT_FALSE(groups.empty()) << "no fixtures for " << mode << " under " << FixturesRoot();
   auto verdicts = JudgeGroups(groups, counts, bar);
   std::printf("\n");
   for (const auto& v : verdicts) std::printf("%s\n", FormatVerdict(mode, v).c_str());
@@ -59,10 +71,15 @@ void RunGate(const char* mode, double bar) {
   }
 }
 
-#if defined(AGTMUX_GATE_PTY)
-TEST(CorpusGate, PtyModeCast) { RunGate("PTY", kPtyBar); }
+#if defined(AGTMUX_GATE_FUSED)
+// With the hooks installed: wrapped (the wrapper's events) and unwrapped (the
+// poller's), each fused with the recorded hooks by the state engine.
+TEST(CorpusGate, FusedWrappedWithHooks) { RunGate("F-PTY", Replay::kFusedPty, kPtyBar); }
+TEST(CorpusGate, FusedUnwrappedWithHooks) { RunGate("F-CAP", Replay::kFusedCap, kCapBar); }
+#elif defined(AGTMUX_GATE_PTY)
+TEST(CorpusGate, PtyModeCast) { RunGate("PTY", Replay::kPty, kPtyBar); }
 #else
-TEST(CorpusGate, CapModeSnapshots) { RunGate("CAP", kCapBar); }
+TEST(CorpusGate, CapModeSnapshots) { RunGate("CAP", Replay::kCap, kCapBar); }
 #endif
 
 }  // namespace

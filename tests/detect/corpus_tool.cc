@@ -5,6 +5,9 @@
 //   detect_corpus --gates [ROOT]   both modes, one line per agent/version/mode
 //                                  held to the gates' bars; exit 1 when one fails
 //                                  (tests/agents/check-release.sh runs this)
+//   detect_corpus --latency [--pty] [ROOT]   how soon `completed` follows the end
+//                                  of each turn (p50/p95/max), and flickers
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -85,12 +88,55 @@ int Gates(const std::string& root, const std::shared_ptr<const PatternLibrary>& 
   return failed ? 1 : 0;
 }
 
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  return v[std::min(i, v.size() - 1)];
+}
+
+// `completed` after the end of each turn, PTY replay (the wrapper's own
+// pipeline and timing): per group p50/p95/max, misses and flickers.
+int Latency(const std::string& root, const std::shared_ptr<const PatternLibrary>& lib,
+            bool pty) {
+  auto dirs = FindFixtures(root);
+  if (dirs.empty()) {
+    std::fprintf(stderr, "no fixtures under %s\n", root.c_str());
+    return 2;
+  }
+  std::map<std::string, CompletedLatency> groups;
+  CompletedLatency all;
+  for (const auto& dir : dirs) {
+    auto f = LoadFixture(dir);
+    if (!f.ok()) {
+      std::fprintf(stderr, "%s\n", f.error().message.c_str());
+      return 2;
+    }
+    Timeline t;
+    double end = 0;
+    if (!Replay(*f, pty, lib, &t, &end)) return 2;
+    CompletedLatency c = MeasureCompleted(*f, t);
+    groups[f->Group()].Add(c);
+    groups[f->agent + " (all)"].Add(c);
+    all.Add(c);
+  }
+  groups["all agents"] = all;
+  std::printf("%s: completed after the end of the turn (s)\n", pty ? "PTY" : "CAP");
+  for (const auto& [g, c] : groups)
+    std::printf("%-30s turns %3zu  p50 %.3f  p95 %.3f  max %.3f  missed %d  flickers %d\n",
+                g.c_str(), c.seconds.size(), Percentile(c.seconds, 0.5),
+                Percentile(c.seconds, 0.95), Percentile(c.seconds, 1.0), c.missed, c.flickers);
+  for (const auto& n : all.notes) std::printf("   %s\n", n.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool pty = false;
   bool quiet = false;
   bool gates = false;
+  bool latency = false;
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--pty") == 0)
@@ -99,18 +145,21 @@ int main(int argc, char** argv) {
       quiet = true;
     else if (std::strcmp(argv[i], "--gates") == 0)
       gates = true;
+    else if (std::strcmp(argv[i], "--latency") == 0)
+      latency = true;
     else
       dirs.push_back(argv[i]);
   }
   auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}, {}});
   for (const auto& p : lib->problems())
     std::fprintf(stderr, "pattern problem: %s\n", p.c_str());
-  if (gates) {
+  if (gates || latency) {
     if (dirs.size() > 1) {
-      std::fprintf(stderr, "detect_corpus --gates takes one fixtures root\n");
+      std::fprintf(stderr, "detect_corpus --gates/--latency take one fixtures root\n");
       return 2;
     }
-    return Gates(dirs.empty() ? FixturesRoot() : dirs[0], lib);
+    const std::string root = dirs.empty() ? FixturesRoot() : dirs[0];
+    return gates ? Gates(root, lib) : Latency(root, lib, pty);
   }
   if (dirs.empty()) dirs = FindFixtures(FixturesRoot());
   for (const auto& dir : dirs) {

@@ -59,7 +59,8 @@ def gen_claude():
               {"text": "I'll remove the build directory.",
                "tool": {"name": "Bash", "input": {"command": "rm -rf build", "description": "Remove the build directory"}},
                "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": "rm -rf build",
-                          "choices": ["Yes", "Yes, and always allow access to work/ from this project", "No"], "multi_select": False, "cursor_position": 1}},
+                          "choices": ["Yes", "Yes, and always allow access to work/ from this project", "No"], "multi_select": False, "cursor_position": 1},
+               "expect_since": {"2.1.330": {"choices": ["Yes", "Yes, and always allow access to %s from this project" % (W % "shell_denied"), "No"]}}},
               {"text": "OK, I will not remove it."}]],
           "steps": ready() + [{"do": "prompt", "text": "clean the build directory"}]
                    + dialog(0, 0, r"Do you want to proceed\?") + [{"do": "keys", "keys": ["Escape"], "resolves": True},
@@ -72,11 +73,13 @@ def gen_claude():
               {"text": "I'll make the greeting friendlier.",
                "tool": {"name": "Edit", "input": {"file_path": W % "file_edit" + "/hello.py", "old_string": "return 'Hello, ' + name", "new_string": "return 'Hello there, ' + name + '!'"}},
                "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Do you want to make this edit to hello.py?", "subject": "hello.py",
-                          "choices": ["Yes", "Yes, allow all edits during this session (shift+tab)", "No"], "multi_select": False, "cursor_position": 1}},
+                          "choices": ["Yes", "Yes, allow all edits during this session (shift+tab)", "No"], "multi_select": False, "cursor_position": 1},
+               "expect_since": {"2.1.330": {"choices": ["Yes", "Yes, and switch to accept edits (auto-approve file edits and common file commands) for this session (shift+tab)", "No"]}}},
               {"text": "Now the notes file.",
                "tool": {"name": "Write", "input": {"file_path": W % "file_edit" + "/NOTES.md", "content": "# Notes\n\nThe greeting is now friendlier.\n"}},
                "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Do you want to create NOTES.md?", "subject": "NOTES.md",
-                          "choices": ["Yes", "Yes, allow all edits during this session (shift+tab)", "No"], "multi_select": False, "cursor_position": 1}},
+                          "choices": ["Yes", "Yes, allow all edits during this session (shift+tab)", "No"], "multi_select": False, "cursor_position": 1},
+               "expect_since": {"2.1.330": {"choices": ["Yes", "Yes, and switch to accept edits (auto-approve file edits and common file commands) for this session (shift+tab)", "No"]}}},
               {"text": "Done: `hello.py` now says *Hello there* and `NOTES.md` records the change.", "chunk": 8, "delay": 0.05}]],
           "steps": ready() + [{"do": "prompt", "text": "make the greeting friendlier and write a note"}]
                    + dialog(0, 1, r"Do you want to make this edit to hello\.py\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}]
@@ -150,9 +153,11 @@ def gen_claude():
           "turns": [],
           "steps": [{"do": "wait_screen", "regex": "Yes, I trust this folder", "timeout": 20,
                      "mark": {"state": "waiting_approval", "approval_type": "trust",
-                              "details": "Is this a project you created or one you trust?", "choices": ["Yes, I trust this folder", "No, exit"], "multi_select": False, "cursor_position": 1}},
+                              "details": "Is this a project you created or one you trust?", "choices": ["Yes, I trust this folder", "No, exit"], "multi_select": False, "cursor_position": 1},
+                     # 2.1.330 lists "No, exit" first, without numbers, the cursor on it
+                     "mark_since": {"2.1.330": {"choices": ["No, exit", "Yes, I trust this folder"]}}},
                     {"do": "sleep", "s": 2.0},
-                    {"do": "keys", "keys": ["Enter"], "mark": {"state": "idle"}},
+                    {"do": "choose", "option": "Yes, I trust this folder", "mark": {"state": "idle"}},
                     {"do": "wait_ready", "mark": None}, {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
 
     save({"agent": "claude", "name": "long_tool_run",
@@ -162,7 +167,8 @@ def gen_claude():
                "tool": {"name": "Bash", "input": {"command": "sleep 6 && touch build.stamp", "description": "Run the slow build step"}},
                "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": "sleep 6 && touch build.stamp",
                           "choices": ["Yes", "Yes, and always allow access to work/ from this project", "No"],
-                          "multi_select": False, "cursor_position": 1}},
+                          "multi_select": False, "cursor_position": 1},
+               "expect_since": {"2.1.330": {"choices": ["Yes", "Yes, and always allow access to %s from this project" % (W % "long_tool_run"), "No"]}}},
               {"text": "The build step finished and wrote `build.stamp`.", "chunk": 8, "delay": 0.05}]],
           "steps": ready() + [{"do": "prompt", "text": "run the slow build step"}]
                    + dialog(0, 0, r"Do you want to proceed\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
