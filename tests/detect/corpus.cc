@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "libagtcore/detect/pattern_analyzer.h"
@@ -89,6 +90,32 @@ std::string BaseMode(const std::string& agent) {
   return agent == "codex" ? "on-request" : "default";
 }
 
+core::Status ForEachJsonLine(
+    const std::string& path, const std::function<core::Status(const rapidjson::Document&)>& fn) {
+  auto text = ReadTextFile(path);
+  if (!text.ok()) return text.error();
+  size_t pos = 0;
+  int line = 0;
+  while (pos < text->size()) {
+    size_t nl = text->find('\n', pos);
+    if (nl == std::string::npos) nl = text->size();
+    std::string_view row(text->data() + pos, nl - pos);
+    pos = nl + 1;
+    ++line;
+    if (row.find_first_not_of(" \r\t") == std::string_view::npos) continue;
+    rapidjson::Document d;
+    d.Parse(row.data(), row.size());
+    auto st = d.HasParseError() || !d.IsObject() || !d.HasMember("t") || !d["t"].IsNumber()
+                  ? core::Status(core::MakeError(core::Err::kPayloadInvalid,
+                                                 "not a JSON object with a numeric \"t\""))
+                  : fn(d);
+    if (!st.ok())
+      return core::MakeError(core::Err::kPayloadInvalid,
+                             path + ":" + std::to_string(line) + ": " + st.error().message);
+  }
+  return core::Ok();
+}
+
 core::Result<Fixture> LoadFixture(const std::string& dir) {
   Fixture f;
   f.dir = dir;
@@ -101,27 +128,11 @@ core::Result<Fixture> LoadFixture(const std::string& dir) {
   ReadRecording(dir, &f);
   if (f.mode.empty()) f.mode = BaseMode(f.agent);
   f.cast_path = dir + "/session.cast";
-  auto for_lines = [&](const std::string& name, auto&& fn) -> core::Status {
-    auto text = ReadTextFile(dir + "/" + name);
-    if (!text.ok()) return text.error();
-    size_t pos = 0;
-    int line = 0;
-    while (pos < text->size()) {
-      size_t nl = text->find('\n', pos);
-      if (nl == std::string::npos) nl = text->size();
-      std::string_view row(text->data() + pos, nl - pos);
-      pos = nl + 1;
-      ++line;
-      if (row.find_first_not_of(" \r\t") == std::string_view::npos) continue;
-      rapidjson::Document d;
-      d.Parse(row.data(), row.size());
-      if (d.HasParseError() || !d.IsObject() || !d.HasMember("t") || !d["t"].IsNumber())
-        return core::MakeError(core::Err::kPayloadInvalid,
-                               dir + "/" + name + ":" + std::to_string(line) +
-                                   ": not a JSON object with a numeric \"t\"");
+  auto for_lines = [&](const std::string& name, auto&& fn) {
+    return ForEachJsonLine(dir + "/" + name, [&](const rapidjson::Document& d) {
       fn(d);
-    }
-    return core::Ok();
+      return core::Ok();
+    });
   };
   auto st = for_lines("truth.jsonl", [&](const rapidjson::Document& d) {
     TruthEntry e;

@@ -5,10 +5,13 @@
 // timeline against truth.jsonl.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <rapidjson/document.h>
 
 #include "libagtcore/detect/pattern_library.h"
 #include "libagtcore/event.h"
@@ -43,6 +46,11 @@ struct Fixture {
   /// "claude/2.1.330/auto": what the gates report and hold to their bars.
   std::string Group() const { return agent + "/" + version + "/" + mode; }
 };
+
+/// Calls `fn` for each non-blank line of a JSONL file, parsed: a JSON object
+/// with a numeric "t". Errors name the file and line.
+core::Status ForEachJsonLine(
+    const std::string& path, const std::function<core::Status(const rapidjson::Document&)>& fn);
 
 /// Every fixture dir under `root` (<agent>/<version>[/<mode>]/<scenario>/
 /// holding a truth.jsonl), sorted.

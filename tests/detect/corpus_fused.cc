@@ -85,34 +85,19 @@ class EngineSink final : public agg::CollectorSink {
 bool HasHooks(const std::string& dir) { return ReadTextFile(dir + "/hooks.jsonl").ok(); }
 
 core::Result<std::vector<HookRecord>> LoadHooks(const std::string& dir) {
-  auto text = ReadTextFile(dir + "/hooks.jsonl");
-  if (!text.ok()) return text.error();
   std::vector<HookRecord> out;
-  size_t pos = 0;
-  int line = 0;
-  while (pos < text->size()) {
-    size_t nl = text->find('\n', pos);
-    if (nl == std::string::npos) nl = text->size();
-    std::string_view row(text->data() + pos, nl - pos);
-    pos = nl + 1;
-    ++line;
-    if (row.find_first_not_of(" \r\t") == std::string_view::npos) continue;
-    rapidjson::Document d;
-    d.Parse(row.data(), row.size());
-    auto bad = [&](const std::string& why) {
-      return core::MakeError(core::Err::kPayloadInvalid,
-                             dir + "/hooks.jsonl:" + std::to_string(line) + ": " + why);
-    };
-    if (d.HasParseError() || !d.IsObject() || !d.HasMember("t") || !d["t"].IsNumber() ||
-        !d.HasMember("event") || !d["event"].IsObject())
-      return bad("not {\"t\", \"event\"}");
+  auto st = ForEachJsonLine(dir + "/hooks.jsonl", [&](const rapidjson::Document& d) {
+    if (!d.HasMember("event") || !d["event"].IsObject())
+      return core::Status(core::MakeError(core::Err::kPayloadInvalid, "no \"event\" object"));
     rapidjson::StringBuffer sb;
     rapidjson::Writer<rapidjson::StringBuffer> w(sb);
     d["event"].Accept(w);
     auto ev = core::DecodeEvent(std::string_view(sb.GetString(), sb.GetSize()));
-    if (!ev.ok()) return bad(ev.error().message);
+    if (!ev.ok()) return core::Status(ev.error());
     out.push_back({d["t"].GetDouble(), std::move(ev).value()});
-  }
+    return core::Ok();
+  });
+  if (!st.ok()) return st.error();
   return out;
 }
 

@@ -2,8 +2,10 @@
 // mode (or PTY mode with --pty) and prints the truth, the analyzer's
 // timeline and every disagreement, so a rule can be tuned on real screens.
 //   detect_corpus [--pty] [-q] FIXTURE_DIR...    (default: every fixture)
-//   detect_corpus --gates [ROOT]   both modes, one line per agent/version/mode
-//                                  held to the gates' bars; exit 1 when one fails
+//   detect_corpus --gates [ROOT]   both modes (and, for the hooks variant, both
+//                                  fused with the hooks), one line per
+//                                  agent/version/mode held to the gates' bars;
+//                                  exit 1 when one fails
 //                                  (tests/agents/check-release.sh runs this)
 //   detect_corpus --latency [--pty] [ROOT]   how soon `completed` follows the end
 //                                  of each turn (p50/p95/max), and flickers
@@ -16,36 +18,36 @@
 
 #include "tests/detect/corpus.h"
 
-namespace agt::detect::corpus {
-#if defined(AGTMUX_CORPUS_PTY)
-core::Result<Timeline> ReplayPty(const Fixture& f,
-                                 std::shared_ptr<const PatternLibrary> lib, double* end);
-#endif
-}  // namespace agt::detect::corpus
-
 namespace {
 
 using namespace agt::detect;
 using namespace agt::detect::corpus;
 
-bool Replay(const Fixture& f, bool pty, const std::shared_ptr<const PatternLibrary>& lib,
-            Timeline* t, double* end) {
-  if (!pty) {
-    *t = ReplayCap(f, lib, end);
+enum class How { kCap, kPty, kFusedCap, kFusedPty };
+
+// Loads a fixture and replays it; a problem is printed and gives false.
+bool LoadAndReplay(const std::string& dir, How how,
+                   const std::shared_ptr<const PatternLibrary>& lib, Fixture* f, Timeline* t,
+                   double* end) {
+  auto loaded = LoadFixture(dir);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "%s\n", loaded.error().message.c_str());
+    return false;
+  }
+  *f = std::move(loaded).value();
+  *end = 0;
+  if (how == How::kCap) {
+    *t = ReplayCap(*f, lib, end);
     return true;
   }
-#if defined(AGTMUX_CORPUS_PTY)
-  auto r = ReplayPty(f, lib, end);
+  auto r = how == How::kPty ? ReplayPty(*f, lib, end)
+                            : ReplayFused(*f, lib, how == How::kFusedPty, end);
   if (!r.ok()) {
     std::fprintf(stderr, "%s\n", r.error().message.c_str());
     return false;
   }
   *t = std::move(r).value();
   return true;
-#else
-  std::fprintf(stderr, "built without PTY replay\n");
-  return false;
-#endif
 }
 
 // Both gates over every fixture under `root`: per group the figures and what
@@ -57,21 +59,21 @@ int Gates(const std::string& root, const std::shared_ptr<const PatternLibrary>& 
     return 2;
   }
   int failed = 0;
-  for (bool pty : {true, false}) {
-    const char* mode = pty ? "PTY" : "CAP";
+  // PTY, CAP, then the hooks variant fused with its hooks (wrapped, unwrapped)
+  for (How how : {How::kPty, How::kCap, How::kFusedPty, How::kFusedCap}) {
+    const bool pty = how == How::kPty || how == How::kFusedPty;
+    const bool fused = how == How::kFusedPty || how == How::kFusedCap;
+    const char* mode = fused ? (pty ? "F-PTY" : "F-CAP") : (pty ? "PTY" : "CAP");
     std::map<std::string, Score> groups;
     std::map<std::string, int> counts;
     for (const auto& dir : dirs) {
-      auto f = LoadFixture(dir);
-      if (!f.ok()) {
-        std::fprintf(stderr, "%s\n", f.error().message.c_str());
-        return 2;
-      }
+      if (fused && !HasHooks(dir)) continue;
+      Fixture f;
       Timeline t;
       double end = 0;
-      if (!Replay(*f, pty, lib, &t, &end)) return 2;
-      groups[f->Group()].Add(ScoreTimeline(*f, t, end));
-      ++counts[f->Group()];
+      if (!LoadAndReplay(dir, how, lib, &f, &t, &end)) return 2;
+      groups[f.Group()].Add(ScoreTimeline(f, t, end));
+      ++counts[f.Group()];
     }
     auto verdicts = JudgeGroups(groups, counts, pty ? kPtyBar : kCapBar);
     for (const auto& v : verdicts) {
@@ -107,17 +109,13 @@ int Latency(const std::string& root, const std::shared_ptr<const PatternLibrary>
   std::map<std::string, CompletedLatency> groups;
   CompletedLatency all;
   for (const auto& dir : dirs) {
-    auto f = LoadFixture(dir);
-    if (!f.ok()) {
-      std::fprintf(stderr, "%s\n", f.error().message.c_str());
-      return 2;
-    }
+    Fixture f;
     Timeline t;
     double end = 0;
-    if (!Replay(*f, pty, lib, &t, &end)) return 2;
-    CompletedLatency c = MeasureCompleted(*f, t);
-    groups[f->Group()].Add(c);
-    groups[f->agent + " (all)"].Add(c);
+    if (!LoadAndReplay(dir, pty ? How::kPty : How::kCap, lib, &f, &t, &end)) return 2;
+    CompletedLatency c = MeasureCompleted(f, t);
+    groups[f.Group()].Add(c);
+    groups[f.agent + " (all)"].Add(c);
     all.Add(c);
   }
   groups["all agents"] = all;
@@ -163,14 +161,11 @@ int main(int argc, char** argv) {
   }
   if (dirs.empty()) dirs = FindFixtures(FixturesRoot());
   for (const auto& dir : dirs) {
-    auto f = LoadFixture(dir);
-    if (!f.ok()) {
-      std::fprintf(stderr, "%s\n", f.error().message.c_str());
-      return 2;
-    }
-    double end = 0;
+    Fixture fx;
     Timeline t;
-    if (!Replay(*f, pty, lib, &t, &end)) return 2;
+    double end = 0;
+    if (!LoadAndReplay(dir, pty ? How::kPty : How::kCap, lib, &fx, &t, &end)) return 2;
+    const Fixture* f = &fx;
     Score s = ScoreTimeline(*f, t, end);
     std::printf(
         "== %s  agree %.2f%%  false_approval %.2fs  missed %d/%d  detail_wrong %.2fs\n",

@@ -23,17 +23,27 @@ LONG = ("Here is a detailed walk-through of the project. "
         "That is all there is to it: a minimal, well-understood starting point for further work.")
 
 
-def gen_claude():
-    D = os.path.join(HERE, "claude")
+def saver(agent, mode=None):
+    """save(scenario) writes scenarios/<agent>/[<mode>/]<name>.json; a mode's
+    scenarios carry "mode"."""
+    D = os.path.join(HERE, agent, mode) if mode else os.path.join(HERE, agent)
     os.makedirs(D, exist_ok=True)
+
+    def save(sc):
+        if mode:
+            sc = dict(sc, mode=mode)
+        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
+            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    return save
+
+
+def gen_claude():
     W = "/tmp/agtmux-lab/claude-%s/work"
     def ready(): return [{"do": "wait_ready"}, {"do": "sleep", "s": 1.0}]
     def end(turn, extra=3.0): return [{"do": "wait_turn_end", "turn": turn}, {"do": "sleep", "s": extra}, {"do": "exit"}]
     def dialog(turn, item, regex, dwell=2.0):
         return [{"do": "wait_response", "turn": turn, "item": item}, {"do": "wait_screen", "regex": regex}, {"do": "sleep", "s": dwell}]
-    def save(sc):
-        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
-            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    save = saver("claude")
 
 
     save({"agent": "claude", "name": "long_answer",
@@ -125,8 +135,8 @@ def gen_claude():
                       {"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
 
     save({"agent": "claude", "name": "api_error",
-          "description": "The model server answers HTTP 400 (invalid_request_error), which Claude Code does not retry: the turn ends with an API error; /exit.",
-          "turns": [[{"error": {"status": 400, "message": "lab: the request was rejected (scripted 400)"}}]],
+          "description": "The model server answers HTTP 400 (invalid_request_error) to every request of the turn (2.1.197 does not retry it, 2.1.330 tries once more at once): the turn ends with an API error; /exit.",
+          "turns": [[{"error": {"status": 400, "repeat": 3, "message": "lab: the request was rejected (scripted 400)"}}]],
           "steps": ready() + [{"do": "prompt", "text": "summarize the readme"}] + end(0)})
 
     save({"agent": "claude", "name": "api_overloaded_retry",
@@ -194,16 +204,12 @@ def gen_claude():
 
 
 def gen_codex():
-    D = os.path.join(HERE, "codex")
-    os.makedirs(D, exist_ok=True)
     W = "/tmp/agtmux-lab/codex-%s/work"
     def ready(): return [{"do": "wait_ready"}, {"do": "sleep", "s": 1.0}]
     def end(turn, extra=3.0): return [{"do": "wait_turn_end", "turn": turn}, {"do": "sleep", "s": extra}, {"do": "exit"}]
     def dialog(turn, item, regex, dwell=2.0):
         return [{"do": "wait_response", "turn": turn, "item": item}, {"do": "wait_screen", "regex": regex}, {"do": "sleep", "s": dwell}]
-    def save(sc):
-        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
-            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    save = saver("codex")
     def choices_shell(prefix):
         return ["Yes, proceed", "Yes, and don't ask again for commands that start with `%s`" % prefix, "No, and tell Codex what to do differently"]
 
@@ -314,16 +320,12 @@ def gen_codex():
 
 
 def gen_gemini():
-    D = os.path.join(HERE, "gemini")
-    os.makedirs(D, exist_ok=True)
     W = "/tmp/agtmux-lab/gemini-%s/work"
     def ready(): return [{"do": "wait_ready"}, {"do": "sleep", "s": 1.5}]
     def end(turn, extra=3.0): return [{"do": "wait_turn_end", "turn": turn}, {"do": "sleep", "s": extra}, {"do": "exit"}]
     def dialog(turn, item, regex, dwell=2.0):
         return [{"do": "wait_response", "turn": turn, "item": item}, {"do": "wait_screen", "regex": regex}, {"do": "sleep", "s": dwell}]
-    def save(sc):
-        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
-            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    save = saver("gemini")
     SHELL_CH = ["Allow once", "Allow for this session", "No, suggest changes (esc)"]
     EDIT_CH = ["Allow once", "Allow for this session", "Modify with external editor", "No, suggest changes (esc)"]
 
@@ -459,17 +461,6 @@ def gen_gemini():
 # (no tool result reached the model server before the driver's next key), so a mode
 # that runs the tool without asking shows running there. The steps are those of a user
 # in that mode: they answer only the dialogs the mode shows.
-
-def saver(agent, mode):
-    D = os.path.join(HERE, agent, mode)
-    os.makedirs(D, exist_ok=True)
-
-    def save(sc):
-        sc = dict(sc, mode=mode)
-        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
-            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
-    return save
-
 
 def load(agent, name):
     with open(os.path.join(HERE, agent, name + ".json")) as f:
@@ -609,11 +600,8 @@ def gen_claude_modes():
 
 def gen_claude_extra():
     """Base-mode scenarios for screens that block the user outside a tool call."""
-    D = os.path.join(HERE, "claude")
     def ready(): return [{"do": "wait_ready"}, {"do": "sleep", "s": 1.0}]
-    def save(sc):
-        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
-            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    save = saver("claude")
     tc = load("claude", "turns_completed")
     save({"agent": "claude", "name": "auto_mode_prompt",
           "description": "Manual mode kept in the settings (permissions.defaultMode) without disableAutoMode: 2.1.330 asks 'Make auto mode your default permission mode?' at start-up (no numbers); the user keeps manual mode (Down, Enter); two turns complete; /exit.",
@@ -678,11 +666,8 @@ def gen_codex_modes():
 
 
 def gen_codex_extra():
-    D = os.path.join(HERE, "codex")
     def ready(): return [{"do": "wait_ready"}, {"do": "sleep", "s": 1.0}]
-    def save(sc):
-        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
-            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    save = saver("codex")
     # a long command: the preview pushes the question far above the bottom rows
     lines = ["python3 - <<'EOF'", "import os, json"] + ["print('step %02d', os.getcwd())" % i for i in range(1, 25)] + ["EOF"]
     cmd = "\n".join(lines)
@@ -733,10 +718,7 @@ def gen_codex_extra():
 
 
 def gen_gemini_extra():
-    D = os.path.join(HERE, "gemini")
-    def save(sc):
-        with open(os.path.join(D, sc["name"] + ".json"), "w") as f:
-            json.dump(sc, f, indent=1, ensure_ascii=False); f.write("\n")
+    save = saver("gemini")
     save({"agent": "gemini", "name": "login",
           "description": "Gemini CLI without an auth method: 'Get started / How would you like to authenticate for this project?' (Sign in with Google / Use Gemini API Key / Vertex AI) waits at start-up; the user gives up with Ctrl-C twice.",
           "login": True, "turns": [],
