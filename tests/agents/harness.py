@@ -115,6 +115,19 @@ def scenario_mode(sc):
     return mode
 
 
+_HELP = {}
+
+
+def cli_has_option(exe, option):
+    """Whether `exe --help` mentions `option` (an option an older release lacks)."""
+    if exe not in _HELP:
+        try:
+            _HELP[exe] = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            _HELP[exe] = ""
+    return option in _HELP[exe]
+
+
 def setup_claude(sc, home, work, port, bin_dir=None):
     key = FAKE_ANTHROPIC_KEY
     mode = scenario_mode(sc)
@@ -200,7 +213,9 @@ stream_max_retries = %d
     env = {"CODEX_HOME": ch, "TMPDIR": tmpdir}
     if not sc.get("login"):
         env["LAB_OPENAI_API_KEY"] = FAKE_OPENAI_KEY
-    argv = [os.path.join(bin_dir or BIN, "codex"), "--no-daemon"]
+    codex = os.path.join(bin_dir or BIN, "codex")
+    # no shared background server; 0.147.0 has no such option (and no server)
+    argv = [codex] + (["--no-daemon"] if cli_has_option(codex, "--no-daemon") else [])
     # --full-auto was the preset "-a on-request -s workspace-write"; 0.169.0 no longer
     # takes the flag ("unexpected argument"), so the preset is spelled out
     argv += {"on-request": [], "full-auto": ["--sandbox", "workspace-write", "--ask-for-approval", "on-request"],
@@ -262,7 +277,9 @@ AGENTS = {
     # auto and bypass footers have no "? for shortcuts"
     "claude": {"setup": setup_claude, "ready": r"^❯\u00a0|\? for shortcuts", "exit_cmd": "/exit",
                "startup": CLAUDE_STARTUP},
-    "codex": {"setup": setup_codex, "ready": r"\? for shortcuts|context left", "exit_cmd": "/quit"},
+    # 0.147.0's idle footer is only the model line ("  gpt-5.1-codex default · <cwd>")
+    "codex": {"setup": setup_codex, "ready": r"\? for shortcuts|context left|^  gpt-5\.1-codex \w+ · /",
+              "exit_cmd": "/quit"},
     "gemini": {"setup": setup_gemini, "ready": r"Type your message", "exit_cmd": "/quit"},
 }
 
