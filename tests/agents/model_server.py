@@ -83,12 +83,19 @@ class Script:
         self.pos = 0            # next item index in the current turn
         self.repeat_left = 0    # remaining repeats of the current error item
         self.last_fp = None
+        self.last_error = False  # the last main request got an error item
+        self.last_ask = None     # (message count, last text, tool result) of that request
 
-    def next_item(self, fingerprint, new_prompt):
-        """Returns (turn, item_index, item, how) for a main request."""
+    def next_item(self, fingerprint, new_prompt, ask=None):
+        """Returns (turn, item_index, item, how) for a main request. A retry is a
+        request identical to the previous one, or, after an error, one that asks the
+        same (same messages count, last text and tool result): Claude Code 2.1.330 tries
+        a rejected request again with another tool list."""
         with self.lock:
-            retry = fingerprint == self.last_fp
+            retry = fingerprint == self.last_fp or (
+                self.last_error and ask is not None and ask == self.last_ask)
             self.last_fp = fingerprint
+            self.last_ask = ask
             if new_prompt and not retry:
                 self.turn += 1
                 self.pos = 0
@@ -98,9 +105,11 @@ class Script:
                 how = "retry" if retry else "followup"
             items = self.turns[self.turn] if 0 <= self.turn < len(self.turns) else []
             # an error item answers "repeat" consecutive requests
+            self.last_error = False
             if self.repeat_left > 0:
                 self.repeat_left -= 1
                 idx = self.pos - 1
+                self.last_error = True
                 return self.turn, idx, items[idx], how
             if self.pos < len(items):
                 idx = self.pos
@@ -108,6 +117,7 @@ class Script:
                 self.pos += 1
                 if "error" in item:
                     self.repeat_left = int(item["error"].get("repeat", 1)) - 1
+                    self.last_error = True
                 return self.turn, idx, item, how
             return self.turn, None, {"text": self.default_text, "delay": 0.02}, how
 
@@ -243,7 +253,8 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- common main-request handling --------------------------------------------------
     def pick(self, rid, proto, body, new_prompt, fingerprint, summary):
-        turn, idx, item, how = self.server.script.next_item(fingerprint, new_prompt)
+        ask = (summary.get("n_messages"), summary.get("last_text"), summary.get("tool_result"))
+        turn, idx, item, how = self.server.script.next_item(fingerprint, new_prompt, ask)
         kind = "error" if "error" in item else ("tool" if "tool" in item else "text")
         self.server.log.write("request", id=rid, method="POST", path=self.path, proto=proto,
                               kind="main", how=how, turn=turn, item=idx, item_kind=kind,

@@ -14,9 +14,9 @@
 #include <map>
 #include <set>
 
-#include "aggregator/collector.h"
-#include "aggregator/collector_runtimes.h"
-#include "aggregator/poller.h"
+#include "aggregator/observe/collector.h"
+#include "aggregator/observe/collector_runtimes.h"
+#include "aggregator/observe/poller.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/event_codec.h"
@@ -53,7 +53,7 @@ core::Result<double> StartWall(const std::string& dir) {
 }
 
 // The daemon's rule for a pane a fresher source owns (DaemonCore::
-// OwnedByFresherSource, aggregator/daemon_core.cc): the poller stays silent
+// OwnedByFresherSource, aggregator/daemon/daemon_core.cc): the poller stays silent
 // while the wrapper owns the runtime or a non-poller source was seen within
 // `fresh_owner` (the daemon's default, 60 s).
 class EngineSink final : public agg::CollectorSink {

@@ -270,6 +270,7 @@ TEST(Region, CutsTheLayoutRegions) {
   sig.title = "✳ Lab";
   sig.progress_state = 1;
   sig.progress_value = 40;
+  sig.program_status = "state=blocked:app=codex:kind=permission";
   AnalyzerInput in;
   in.screen = &screen;
   in.signals = &sig;
@@ -282,6 +283,7 @@ TEST(Region, CutsTheLayoutRegions) {
   EXPECT_EQ(cut("above_prompt_box(2)"), "● answer\n✢ Working…\n");
   EXPECT_EQ(cut("title"), "✳ Lab");
   EXPECT_EQ(cut("osc_progress"), "1;40");
+  EXPECT_EQ(cut("program_status"), "state=blocked:app=codex:kind=permission");
   EXPECT_EQ(cut("raw_stream"), "bytes\nmore");
   EXPECT_EQ(c.Cut(*ParseRegion("whole_screen")).rows.size(), 8u);
   RegionText t = c.Cut(*ParseRegion("whole_screen"));

@@ -135,8 +135,8 @@ def gen_claude():
                       {"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
 
     save({"agent": "claude", "name": "api_error",
-          "description": "The model server answers HTTP 400 (invalid_request_error) to every request of the turn (2.1.197 does not retry it, 2.1.330 tries once more at once): the turn ends with an API error; /exit.",
-          "turns": [[{"error": {"status": 400, "repeat": 3, "message": "lab: the request was rejected (scripted 400)"}}]],
+          "description": "The model server answers HTTP 400 (invalid_request_error) to every request of the turn (2.1.197 does not retry it, 2.1.330 tries it again at once, up to three times, the last time with another tool list): the turn ends with an API error; /exit.",
+          "turns": [[{"error": {"status": 400, "repeat": 8, "message": "lab: the request was rejected (scripted 400)"}}]],
           "steps": ready() + [{"do": "prompt", "text": "summarize the readme"}] + end(0)})
 
     save({"agent": "claude", "name": "api_overloaded_retry",
@@ -613,10 +613,14 @@ def gen_claude_extra():
                               {"do": "keys", "keys": ["Enter"]},
                               {"do": "wait_screen", "regex": r"Select login method:", "timeout": 10,
                                "mark": {"state": "waiting_input", "approval_type": "login", "details": "Select login method:",
-                                        "choices": ["Claude account with subscription · Individual, Team, or Enterprise",
+                                        "choices": ["Claude account with subscription · Pro, Max, Team, or Enterprise",
                                                     "Anthropic Console account · API usage billing",
-                                                    "3rd-party platform · Bedrock, Microsoft Foundry, Google Vertex AI"],
-                                        "multi_select": False, "cursor_position": 1}},
+                                                    "3rd-party platform · Amazon Bedrock, Microsoft Foundry, or Vertex AI"],
+                                        "multi_select": False, "cursor_position": 1},
+                               "mark_since": {"2.1.330": {"choices": [
+                                   "Claude account with subscription · Individual, Team, or Enterprise",
+                                   "Anthropic Console account · API usage billing",
+                                   "3rd-party platform · Bedrock, Microsoft Foundry, Google Vertex AI"]}}},
                               {"do": "sleep", "s": 2.0},
                               {"do": "keys", "keys": ["Escape"], "mark": {"state": "idle"}},
                               {"do": "sleep", "s": 2.0}, {"do": "exit"}]})
