@@ -108,14 +108,15 @@ bool Eval(const Condition& c, const Region& inherited, EvalState& st, int depth,
 void ScreenView::FindDialog() {
   if (dialog_found_) return;
   dialog_found_ = true;
+  if (style_ == nullptr) return;
   std::vector<std::string_view> rows;
   for (int i = 0; i <= cutter_.last_nonblank(); ++i)
     rows.emplace_back(cutter_.lines()[static_cast<size_t>(i)]);
-  auto menu = rows.empty() ? std::nullopt : FindMenu(rows, style_, nullptr, width_);
+  auto menu = rows.empty() ? std::nullopt : FindMenu(rows, *style_, nullptr, width_);
   if (!menu) return;
   int top = 0;
-  for (int r = menu->first_row - 1; r >= 0 && style_.dialog_top; --r) {
-    if (style_.dialog_top->Search(rows[static_cast<size_t>(r)])) {
+  for (int r = menu->first_row - 1; r >= 0 && style_->dialog_top; --r) {
+    if (style_->dialog_top->Search(rows[static_cast<size_t>(r)])) {
       top = r + 1;
       break;
     }

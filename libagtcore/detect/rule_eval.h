@@ -24,10 +24,10 @@ struct RuleMatch {
 
 /// One screen seen through regions; cuts each region once. `style` is the
 /// agent set's menu style, which finds the `dialog` region (the last menu and
-/// the rows above it up to [menu] dialog_top).
+/// the rows above it up to [menu] dialog_top); without it that region is empty.
 class ScreenView {
  public:
-  ScreenView(const AnalyzerInput& in, const MenuStyle& style)
+  explicit ScreenView(const AnalyzerInput& in, const MenuStyle* style = nullptr)
       : cutter_(in), style_(style), width_(in.screen != nullptr ? in.screen->cols : 0) {}
   const RegionText& Get(const Region& r);
   /// The menu in region `r`, found once per (region) and cached.
@@ -38,7 +38,7 @@ class ScreenView {
   static int Key(const Region& r) { return static_cast<int>(r.kind) * 10000 + r.lines; }
   void FindDialog();
   RegionCutter cutter_;
-  const MenuStyle& style_;
+  const MenuStyle* style_;
   bool dialog_found_ = false;
   std::map<int, RegionText> cache_;
   std::map<std::string, std::pair<std::optional<Menu>, std::string>> menus_;

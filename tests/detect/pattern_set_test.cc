@@ -116,22 +116,22 @@ TEST(PatternSet, AllAnyNotCombine) {
   in.screen = &screen;
   in.signals = &sig;
   {
-    ScreenView v(in, set->menu);
+    ScreenView v(in, &set->menu);
     EXPECT_TRUE(MatchRule(combo, set->menu, v).has_value());
   }
   sig.title = "⠂ Lab";  // any: title fails ...
   {
-    ScreenView v(in, set->menu);
+    ScreenView v(in, &set->menu);
     EXPECT_FALSE(MatchRule(combo, set->menu, v).has_value());
   }
   sig.progress_state = 0;  // ... but osc_progress holds
   {
-    ScreenView v(in, set->menu);
+    ScreenView v(in, &set->menu);
     EXPECT_TRUE(MatchRule(combo, set->menu, v).has_value());
   }
   screen.lines[0] = "API Error: 500";  // not: fires
   {
-    ScreenView v(in, set->menu);
+    ScreenView v(in, &set->menu);
     std::vector<std::string> trace;
     EXPECT_FALSE(MatchRule(combo, set->menu, v, &trace).has_value());
     ASSERT_FALSE(trace.empty());
@@ -140,7 +140,7 @@ TEST(PatternSet, AllAnyNotCombine) {
   screen.lines[0] = "hello";
   screen.lines[4] = "  esc to interrupt";  // all: fails
   {
-    ScreenView v(in, set->menu);
+    ScreenView v(in, &set->menu);
     EXPECT_FALSE(MatchRule(combo, set->menu, v).has_value());
   }
 }
@@ -327,7 +327,7 @@ TEST(Region, TheDialogRegionReachesItsQuestionAboveALongPreview) {
   AnalyzerInput in;
   in.screen = &screen;
   {
-    ScreenView v(in, set->menu);
+    ScreenView v(in, &set->menu);
     auto m = MatchRule(set->rules[0], set->menu, v);
     ASSERT_TRUE(m.has_value());
     EXPECT_EQ(m->detail.choices, (std::vector<std::string>{
@@ -340,13 +340,13 @@ TEST(Region, TheDialogRegionReachesItsQuestionAboveALongPreview) {
   rows.insert(rows.begin() + 8, "• Ran something else");
   screen = MakeScreen(rows);
   {
-    ScreenView v(in, set->menu);
+    ScreenView v(in, &set->menu);
     EXPECT_FALSE(MatchRule(set->rules[0], set->menu, v).has_value());
   }
   // No menu on screen: the region is empty.
   screen = MakeScreen({"› hello", "• Working (0s • esc to interrupt)"});
   {
-    ScreenView v(in, set->menu);
+    ScreenView v(in, &set->menu);
     EXPECT_TRUE(v.Get(*ParseRegion("dialog")).text.empty());
   }
 }
