@@ -4,7 +4,8 @@
 // events through the wrapper's own WrapperEvents (PTY: the cast through the
 // wrapper's pipeline) or through the daemon's Poller and RuntimeTracker (CAP:
 // the snapshots as captures, scheduled by the poller like live), the recorded
-// hook events are decoded with the daemon's event codec, and state::Engine
+// hook events are decoded with the daemon's event codec and their payloads
+// mapped again by the hook's own code (cli/hook_payload.h), and state::Engine
 // resolves them, each stamped with the lab's clock as its ingested_at.
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -17,6 +18,7 @@
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/collector_runtimes.h"
 #include "aggregator/observe/poller.h"
+#include "cli/hook_payload.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/event_codec.h"
@@ -79,6 +81,20 @@ class EngineSink final : public agg::CollectorSink {
   const state::Engine& engine_;
   const TimeNs& now_;
 };
+
+// The event today's `agtmux hook` would make of a recorded event's payload.
+core::Result<core::Event> Remap(const core::Event& recorded) {
+  const std::string& type = recorded.event_type;
+  const std::string agent = type.substr(0, type.find('.'));
+  auto kind = cli::ParseHookKind(agent == "codex" ? "codex-notify" : agent);
+  if (!kind) return core::MakeError(core::Err::kPayloadInvalid, "no hook kind for " + type);
+  cli::HookContext ctx;
+  ctx.tmux_pane = recorded.pane_id;
+  ctx.target_id = recorded.target_id;
+  if (recorded.runtime) ctx.tmux_socket = recorded.runtime->tmux_socket;
+  ctx.now = recorded.event_time;
+  return cli::NormalizeHook(*kind, recorded.raw_payload, ctx);
+}
 
 }  // namespace
 
@@ -153,9 +169,19 @@ core::Result<Timeline> ReplayFused(const Fixture& f, std::shared_ptr<const Patte
     }
   }
   // Hook events as agtmuxd got them; wrapped, they carry the wrapper's
-  // runtime (AGTMUX_RUNTIME_ID in the hook's environment).
+  // runtime (AGTMUX_RUNTIME_ID in the hook's environment). What each payload
+  // means is decided again by today's mapping (cli/hook_payload.h), so a
+  // change of it shows here without recording again; the event's identity
+  // (ids, dedupe key, times) stays the recorded one.
   for (const auto& h : *hooks) {
     core::Event e = h.event;
+    auto mapped = Remap(e);
+    if (!mapped.ok())
+      return core::MakeError(core::Err::kPayloadInvalid, f.dir + "/hooks.jsonl: " +
+                                                             e.event_type + ": " +
+                                                             mapped.error().message);
+    e.event_type = mapped->event_type;
+    e.signal = mapped->signal;
     if (pty) e.runtime_id = runtime_id;
     arrivals.push_back({At(base, h.t), 2, std::move(e)});
   }
