@@ -17,7 +17,8 @@
 
 namespace agt::wrap {
 
-std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type) {
+std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type,
+                                               std::string* set_version) {
   detect::LibraryOptions options;
   options.user_dir = detect::DefaultUserPatternsDir();
   options.only = {std::string(agent_type)};
@@ -25,6 +26,10 @@ std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type) {
   if (lib->Find(agent_type) == nullptr) {
     options.only = {"generic"};
     lib = detect::PatternLibrary::Load(options);
+  }
+  if (set_version != nullptr) {
+    const detect::PatternSet* set = lib->ForAgent(agent_type);
+    *set_version = set != nullptr ? set->version : "";
   }
   return detect::CreateAnalyzer(std::move(lib), agent_type);
 }

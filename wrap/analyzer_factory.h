@@ -10,6 +10,9 @@
 namespace agt::wrap {
 
 /// The analyzer for `agent_type` ("claude", "codex", "generic", ...).
-std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type);
+/// `set_version`, when given, receives the version of the pattern set in
+/// force ("" when there is none).
+std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type,
+                                               std::string* set_version = nullptr);
 
 }  // namespace agt::wrap
