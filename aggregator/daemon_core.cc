@@ -191,16 +191,21 @@ void DaemonCore::FlushQueued() {
   (void)Ingest(std::move(batch));
 }
 
+bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
+                       core::TimeNs now, core::TimeNs fresh_owner) {
+  if (rt.owner == core::Source::kWrapper) return true;
+  for (const state::Candidate& c : candidates) {
+    if (c.source != core::Source::kHook || c.stale || now - c.seen_at > fresh_owner) continue;
+    return c.signal.state == core::State::kRunning || c.signal.state == core::State::kCompleted;
+  }
+  return false;
+}
+
 bool DaemonCore::OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const {
   const state::Runtime* rt = backend_.core->ActiveRuntime(target_id, pane_id);
   if (!rt) return false;
-  if (rt->owner == core::Source::kWrapper) return true;
-  core::TimeNs now = clock_.Now();
-  for (const state::Candidate& c : backend_.core->Candidates(rt->runtime_id)) {
-    if (c.source == core::Source::kPoller || c.stale) continue;
-    if (now - c.seen_at <= options_.fresh_owner) return true;
-  }
-  return false;
+  return FresherSourceOwns(*rt, backend_.core->Candidates(rt->runtime_id), clock_.Now(),
+                           options_.fresh_owner);
 }
 
 void DaemonCore::Tick() {

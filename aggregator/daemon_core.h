@@ -51,6 +51,18 @@ struct CoreOptions {
   core::TimeNs fresh_owner = 60 * core::kNsPerSec;  // PTY/HOOK ownership freshness
 };
 
+/// Whether a source fresher than a capture reads this runtime's pane, so
+/// that the CAP poller may stay silent (docs/observer.md): the wrapper
+/// always (it reads the screen itself); the agent's hooks (source hook)
+/// while their fresh opinion is running or completed, since they report
+/// what comes next (a permission, the turn's end). Never while the hooks
+/// report a wait (only the screen sees the dialog go, and has its options),
+/// an error, idle (a start-up dialog or question is only on screen) or
+/// unknown; never Codex's notify, which reports a turn's end and not the
+/// next turn's start. `candidates` are the runtime's (Engine::Candidates).
+bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
+                       core::TimeNs now, core::TimeNs fresh_owner);
+
 class DaemonCore final : public CollectorSink {
  public:
   static core::Result<std::unique_ptr<DaemonCore>> Create(uv_loop_t* loop, const core::Clock& clock,
