@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,7 @@ struct CoreOptions {
   std::string stream_id;      // watch stream id (a new ULID per run)
   WatchOptions watch;
   core::TimeNs fresh_owner = 60 * core::kNsPerSec;  // PTY/HOOK ownership freshness
+  std::string screens_dir;    // <state_dir>/screens: kept screens ("" = keep none)
 };
 
 /// Whether a source fresher than a capture reads this runtime's pane, so
@@ -77,6 +79,9 @@ class DaemonCore final : public CollectorSink {
   void OnTopology(const Topology& topology) override;
   void OnEvent(core::Event event) override;
   bool OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const override;
+  std::optional<core::Signal> HookOpinion(const std::string& target_id,
+                                          const std::string& pane_id) const override;
+  void KeepScreen(detect::KeptScreen screen) override;
 
   /// Time-driven engine work (pending-bind expiry, demotions); the daemon
   /// calls it every second.
