@@ -1,6 +1,6 @@
-// What the action commands (send, attach, view-output, kill) share: the
-// guard flags every action takes and the call that posts an action to
-// agtmuxd. Defined in cli/cmd_send.cc.
+// What the action commands (send, respond, attach, view-output, kill)
+// share: the guard flags every action takes and the call that posts an
+// action to agtmuxd.
 #pragma once
 
 #include <rapidjson/document.h>

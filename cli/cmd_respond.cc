@@ -4,7 +4,7 @@
 // daemon to act guarded by exactly that: the same runtime, still
 // waiting_approval or waiting_input, the same state_version and the same
 // options on screen. The daemon reads the menu from the screen, moves the
-// cursor with arrow keys and confirms (aggregator/action_respond.cc).
+// cursor with arrow keys and confirms (aggregator/actions/action_respond.cc).
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>

@@ -1,8 +1,7 @@
 // `agtmux send <ref>`: types into an agent pane through the daemon's action
 // path (POST /v1/actions/send) with the guard flags, and with --wait
 // dispatches and waits for the pane to finish or a pattern to match
-// (exit 0 success, 1 failure match, 124 timeout). Also holds the helpers
-// the other action commands share (PostAction, the guard flags).
+// (exit 0 success, 1 failure match, 124 timeout).
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -20,59 +19,9 @@
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "libagtcore/detect/regex.h"
-#include "libagtcore/ids.h"
-#include "libagtcore/clock.h"
 #include "libagtcore/timefmt.h"
 
 namespace agt::cli {
-
-void AddGuardFlags(CLI::App* sub, ActionGuards* g) {
-  sub->add_option("--if-runtime", g->if_runtime, "act only if the pane's runtime is this id");
-  sub->add_option("--if-state", g->if_state, "act only in these states (comma-separated)");
-  sub->add_option("--if-updated-within", g->if_updated_within, "act only if the state is this fresh (e.g. 30s)");
-  sub->add_option("--snapshot", g->snapshot_id, "check against this snapshot id (fails closed when it moved)");
-  sub->add_option("--request-ref", g->request_ref, "idempotency key (a replay returns the stored result)");
-  sub->add_flag("--force-stale", g->force_stale, "act even if the state moved since the snapshot");
-}
-
-/// POSTs /v1/actions/<type> with `body` plus the guards; the parsed answer.
-core::Result<rapidjson::Document> PostAction(const std::string& type, rapidjson::Document& body,
-                                             const ActionGuards& g) {
-  auto& a = body.GetAllocator();
-  auto put = [&](const char* k, const std::string& v) {
-    if (!v.empty()) body.AddMember(rapidjson::StringRef(k), rapidjson::Value(v.c_str(), a), a);
-  };
-  put("if_runtime", g.if_runtime);
-  put("if_state", g.if_state);
-  put("if_updated_within", g.if_updated_within);
-  put("snapshot_id", g.snapshot_id);
-  put("request_ref", g.request_ref.empty() ? core::NewUlid(core::SystemClock::Get().Now()) : g.request_ref);
-  if (g.force_stale) body.AddMember("force_stale", true, a);
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  body.Accept(w);
-  auto client = DaemonClient::Open({});
-  if (!client) return client.error();
-  auto r = client->Call("POST", "/v1/actions/" + type, std::string(sb.GetString(), sb.GetSize()));
-  if (!r) return r.error();
-  rapidjson::Document d;
-  d.Parse(r->c_str());
-  if (d.HasParseError() || !d.IsObject())
-    return core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer");
-  return d;
-}
-
-rapidjson::Document ActionBody(const std::string& ref) {
-  rapidjson::Document d(rapidjson::kObjectType);
-  d.AddMember("ref", rapidjson::Value(ref.c_str(), d.GetAllocator()), d.GetAllocator());
-  return d;
-}
-
-std::string ResultString(const rapidjson::Document& d, const char* key) {
-  if (!d.HasMember("result") || !d["result"].IsObject()) return "";
-  const auto& r = d["result"];
-  return r.HasMember(key) && r[key].IsString() ? r[key].GetString() : "";
-}
 
 namespace {
 

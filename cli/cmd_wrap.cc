@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/paths.h"
 #include "wrap/asciicast.h"
 #include "wrap/proxy.h"
@@ -37,7 +37,7 @@ std::string Basename(const std::string& p) {
 }
 
 int RunReplay(const WrapArgs& a) {
-  auto text = net::RealFileReader().Read(a.replay);
+  auto text = core::RealFileReader().Read(a.replay);
   if (!text) {
     std::fprintf(stderr, "agtmux wrap --replay: %s\n", text.error().message.c_str());
     return 1;

@@ -18,9 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "libagtcore/net/unique_fd.h"
 #include "libagtcore/net/unix_http_client.h"
 #include "libagtcore/ref.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::cli {
 namespace {
@@ -165,7 +165,7 @@ core::Status DaemonClient::Stream(const std::string& path, core::TimeNs idle_tim
                                   const std::function<bool(std::string_view)>& on_line) {
   auto fdr = net::ConnectUnixSocket(paths_.socket_path);
   if (!fdr) return Unreachable(paths_.socket_path, fdr.error().message);
-  net::UniqueFd fd(*fdr);
+  core::UniqueFd fd(*fdr);
   auto wait = [&](short ev, core::TimeNs timeout) -> bool {
     pollfd p{fd.get(), ev, 0};
     int ms = static_cast<int>(timeout / core::kNsPerMs);

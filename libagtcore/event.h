@@ -33,8 +33,8 @@ namespace event_type {
 inline constexpr std::string_view kWrapperStarted = "wrapper_started";
 inline constexpr std::string_view kWrapperExited = "wrapper_exited";
 inline constexpr std::string_view kStateChanged = "state_changed";
-inline constexpr std::string_view kRuntimeObserved = "runtime_observed";  // observer saw an agent process in a pane
-inline constexpr std::string_view kRuntimeEnded = "runtime_ended";        // observer saw it go (pane gone, pid changed, agent exited)
+inline constexpr std::string_view kRuntimeObserved = "runtime_observed";  // a collector saw an agent process in a pane
+inline constexpr std::string_view kRuntimeEnded = "runtime_ended";        // a collector saw it go (pane gone, pid changed, agent exited)
 inline constexpr std::string_view kStaleDetected = "stale_detected";
 inline constexpr std::string_view kTargetHealthChanged = "target_health_changed";
 inline constexpr std::string_view kDemotionDue = "demotion_due";

@@ -1,7 +1,8 @@
-// ActivityAnalyzer: the wrapper's analyzer for agents without a pattern set
-// (and the stand-in until the detection engine plugs in). It knows only what
-// the byte stream's timing tells: output flowing means running; output that
-// stopped means idle. It never claims a waiting state: that needs a pattern.
+// ActivityAnalyzer: a timing-only analyzer, kept for tests and as a
+// reference (the wrapper runs the detection engine's pattern analyzer, see
+// wrap/analyzer_factory.cc). It knows only what the byte stream's timing
+// tells: output flowing means running; output that stopped means idle. It
+// never claims a waiting state: that needs a pattern.
 // Timing follows seed 003: output within 200 ms is activity, but output
 // within 300 ms of the user's input is echo, not work.
 #pragma once

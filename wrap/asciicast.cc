@@ -171,7 +171,7 @@ core::Result<Cast> ParseCast(std::string_view text) {
 core::Result<std::unique_ptr<CastWriter>> CastWriter::Open(const std::string& path,
                                                            const CastHeader& header,
                                                            core::TimeNs start) {
-  net::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  core::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   if (!fd.valid())
     return core::MakeError(core::Err::kIo, "--record " + path + ": " + std::strerror(errno));
   std::unique_ptr<CastWriter> w(new CastWriter(std::move(fd), start));

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/net/unique_fd.h"
 #include "libagtcore/result.h"
 #include "libagtcore/state.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::wrap {
 
@@ -66,12 +66,12 @@ class CastWriter {
   const std::string& error() const { return error_; }
 
  private:
-  CastWriter(net::UniqueFd fd, core::TimeNs start) : fd_(std::move(fd)), start_(start) {}
+  CastWriter(core::UniqueFd fd, core::TimeNs start) : fd_(std::move(fd)), start_(start) {}
   void Event(core::TimeNs now, char code, std::string_view data);
   void Stream(core::TimeNs now, char code, std::string* held, std::string_view bytes);
   void WriteLine(const std::string& line);
 
-  net::UniqueFd fd_;
+  core::UniqueFd fd_;
   core::TimeNs start_;
   std::string held_out_;
   std::string held_in_;

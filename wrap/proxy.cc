@@ -26,7 +26,7 @@
 #include "libagtcore/agent_version.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/detect/kept_screen.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/redact.h"
 #include "wrap/analyzer_factory.h"
@@ -46,7 +46,7 @@ core::TimeNs Mono() { return static_cast<core::TimeNs>(uv_hrtime()); }
 
 /// True when /proc says `pid` is stopped (state T).
 bool ChildIsStopped(pid_t pid) {
-  auto stat = net::RealFileReader().Read("/proc/" + std::to_string(pid) + "/stat");
+  auto stat = core::RealFileReader().Read("/proc/" + std::to_string(pid) + "/stat");
   if (!stat) return false;
   const size_t paren = stat->rfind(')');
   return paren != std::string::npos && paren + 2 < stat->size() && (*stat)[paren + 2] == 'T';
@@ -110,7 +110,7 @@ class Session {
   uv_loop_t loop_{};
   std::optional<PtyChild> child_;
   int master_ = -1;
-  net::UniqueFd master_owner_;
+  core::UniqueFd master_owner_;
   pid_t pid_ = -1;
   int rows_ = 24;
   int cols_ = 80;
@@ -199,7 +199,7 @@ void Session::StartEvents(core::TimeNs started_wall) {
   std::string boot_id;
   if (!in.tmux_env.empty()) {
     if (auto env = net::ParseTmuxEnv(in.tmux_env)) {
-      if (auto b = net::TmuxServerBootId(env->server_pid, net::RealFileReader())) boot_id = *b;
+      if (auto b = net::TmuxServerBootId(env->server_pid, core::RealFileReader())) boot_id = *b;
     }
   }
   events_ = std::make_unique<WrapperEvents>(MakeIdentity(in, boot_id),

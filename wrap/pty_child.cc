@@ -86,8 +86,8 @@ core::Result<PtyChild> PtyChild::Spawn(const PtySpawnOptions& opts) {
   int errpipe[2];
   if (::pipe2(errpipe, O_CLOEXEC) != 0)
     return core::MakeError(core::Err::kIo, std::string("pipe: ") + std::strerror(errno));
-  net::UniqueFd err_read(errpipe[0]);
-  net::UniqueFd err_write(errpipe[1]);
+  core::UniqueFd err_read(errpipe[0]);
+  core::UniqueFd err_write(errpipe[1]);
 
   winsize ws{};
   ws.ws_row = static_cast<unsigned short>(opts.rows);
@@ -119,7 +119,7 @@ core::Result<PtyChild> PtyChild::Spawn(const PtySpawnOptions& opts) {
     ::_exit(127);
   }
   err_write.Reset();
-  net::UniqueFd master_fd(master);
+  core::UniqueFd master_fd(master);
   ::fcntl(master, F_SETFD, FD_CLOEXEC);
   int child_errno = 0;
   ssize_t n;

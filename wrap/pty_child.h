@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "libagtcore/net/unique_fd.h"
 #include "libagtcore/result.h"
+#include "libagtcore/unique_fd.h"
 
 struct winsize;
 
@@ -40,12 +40,12 @@ class PtyChild {
   pid_t pid() const { return pid_; }
   int master_fd() const { return master_.get(); }
   /// Gives the master to the caller (libuv then owns it).
-  net::UniqueFd TakeMaster() { return std::move(master_); }
+  core::UniqueFd TakeMaster() { return std::move(master_); }
 
  private:
-  PtyChild(pid_t pid, net::UniqueFd master) : pid_(pid), master_(std::move(master)) {}
+  PtyChild(pid_t pid, core::UniqueFd master) : pid_(pid), master_(std::move(master)) {}
   pid_t pid_;
-  net::UniqueFd master_;
+  core::UniqueFd master_;
 };
 
 /// Finds `name` like execvp would (in `path_var` when it has no '/').

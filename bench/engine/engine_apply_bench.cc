@@ -109,7 +109,7 @@ std::vector<Event> Generate() {
     }
     if (r < 12) {  // a runtime replaced
       if (!p.wrapped) {
-        // the observer's view: a new pid
+        // the collector's view: a new pid
       }
       start(p);
       if (!p.wrapped) {

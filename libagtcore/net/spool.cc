@@ -14,7 +14,7 @@
 #include <cstring>
 
 #include "libagtcore/event_codec.h"
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 
 namespace agt::net {
 
@@ -62,7 +62,7 @@ core::Result<std::vector<SpoolFile>> ListSpool(const std::string& dir) {
 }
 
 core::Result<std::vector<std::string>> ReadSpoolLines(const std::string& path) {
-  auto text = RealFileReader().Read(path);
+  auto text = core::RealFileReader().Read(path);
   if (!text) return text.error();
   std::vector<std::string> lines;
   std::string_view rest = *text;
@@ -76,7 +76,7 @@ core::Result<std::vector<std::string>> ReadSpoolLines(const std::string& path) {
 }
 
 core::Result<std::vector<core::Event>> ReadSpoolEvents(const std::string& path) {
-  auto text = RealFileReader().Read(path);
+  auto text = core::RealFileReader().Read(path);
   if (!text) return text.error();
   std::vector<core::Event> events;
   std::string_view rest = *text;
@@ -117,7 +117,7 @@ core::Result<std::unique_ptr<SpoolWriter>> SpoolWriter::Open(const std::string& 
                                                              const SpoolName& name) {
   if (auto s = MakeSpoolDir(dir); !s) return s.error();
   std::string path = dir + "/" + FormatSpoolName(name);
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
+  core::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
   if (!fd.valid()) return core::MakeError(core::Err::kIo, path + ": " + std::strerror(errno));
   return std::unique_ptr<SpoolWriter>(new SpoolWriter(std::move(path), std::move(fd)));
 }

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "libagtcore/event.h"
-#include "libagtcore/net/unique_fd.h"
 #include "libagtcore/result.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::net {
 
@@ -69,9 +69,9 @@ class SpoolWriter {
   const std::string& path() const { return path_; }
 
  private:
-  SpoolWriter(std::string path, UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  SpoolWriter(std::string path, core::UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
   std::string path_;
-  UniqueFd fd_;
+  core::UniqueFd fd_;
 };
 
 }  // namespace agt::net

@@ -68,7 +68,7 @@ core::Result<uint64_t> ParseProcStatStartTime(std::string_view stat) {
                          "/proc stat: fewer than 22 fields");
 }
 
-core::Result<std::string> TmuxServerBootId(int64_t server_pid, const FileReader& reader) {
+core::Result<std::string> TmuxServerBootId(int64_t server_pid, const core::FileReader& reader) {
   const std::string path = "/proc/" + std::to_string(server_pid) + "/stat";
   auto text = reader.Read(path);
   if (!text) return text.error();

@@ -1,7 +1,7 @@
 // The identity of a tmux server as agtmux names it. `$TMUX` tells a process
 // inside tmux which server it runs under ("socket,pid,session"); the boot id
 // ("<server pid>-<start time in clock ticks>") tells two servers apart even
-// when a pid is reused. The wrapper and the daemon's observer both compute it
+// when a pid is reused. The wrapper and the daemon's collectors both compute it
 // here, from /proc, without forking, so they agree on the same server.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "libagtcore/net/file_reader.h"
+#include "libagtcore/file_reader.h"
 #include "libagtcore/result.h"
 
 namespace agt::net {
@@ -34,6 +34,6 @@ core::Result<uint64_t> ParseProcStatStartTime(std::string_view stat);
 
 /// "<pid>-<starttime>" read from /proc/<pid>/stat through `reader`.
 /// E_NOT_FOUND when the process does not exist.
-core::Result<std::string> TmuxServerBootId(int64_t server_pid, const FileReader& reader);
+core::Result<std::string> TmuxServerBootId(int64_t server_pid, const core::FileReader& reader);
 
 }  // namespace agt::net

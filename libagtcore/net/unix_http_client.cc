@@ -12,7 +12,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "libagtcore/net/unique_fd.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::net {
 namespace {
@@ -48,7 +48,7 @@ core::Result<int> ConnectUnixSocket(const std::string& path) {
                            "socket path \"" + path + "\" is empty or longer than " +
                                std::to_string(sizeof addr.sun_path - 1) + " bytes");
   std::memcpy(addr.sun_path, path.data(), path.size());
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  core::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid())
     return core::MakeError(core::Err::kIo, std::string("socket: ") + std::strerror(errno));
   if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 &&
@@ -63,7 +63,7 @@ core::Result<int> ConnectUnixSocket(const std::string& path) {
 core::Result<HttpResponse> HttpCall(const UnixHttpClientOptions& opts, const HttpRequest& req) {
   auto connected = ConnectUnixSocket(opts.socket_path);
   if (!connected) return connected.error();
-  UniqueFd fd(*connected);
+  core::UniqueFd fd(*connected);
 
   const core::TimeNs start = MonoNow();
   // A Unix socket connect completes at once unless the listen backlog is

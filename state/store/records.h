@@ -1,5 +1,5 @@
 // Rows the store keeps beside the engine's records (state/model.h): the
-// observer's topology (targets, panes), the actions issue's audit rows
+// collectors' topology (targets, panes), the actions issue's audit rows
 // (actions, action_snapshots), adapters, and the joined view the API lists.
 #pragma once
 
@@ -24,7 +24,7 @@ struct TargetRow {
   bool operator==(const TargetRow&) const = default;
 };
 
-/// `panes`: the observer's view of a tmux pane.
+/// `panes`: a collector's view of a tmux pane.
 struct PaneRow {
   std::string target_id;
   std::string pane_id;                 // "%7"
@@ -79,7 +79,7 @@ struct AdapterRow {
 /// One listed pane: its state joined with topology and its runtime.
 struct PaneStateView {
   PaneState state;
-  std::optional<PaneRow> pane;         // absent when the observer has no row
+  std::optional<PaneRow> pane;         // absent when no collector wrote a row
   std::optional<Runtime> runtime;      // absent when no runtime_id
   std::string target_name;             // empty when no targets row
   TargetHealth health = TargetHealth::kOk;

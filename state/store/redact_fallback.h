@@ -1,5 +1,7 @@
-// The store's built-in redactor, used until libagtcore's pattern-driven
-// redactor (patterns/ data file) is wired in through StoreOptions::redact.
+// The store's built-in redactor, used when StoreOptions::redact is empty:
+// agtmuxd passes libagtcore's pattern-driven redactor (PatternRedactor
+// below) and leaves it empty only when patterns/redaction.toml cannot be
+// loaded, so a payload is never stored unredacted.
 #pragma once
 
 #include <functional>

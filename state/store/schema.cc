@@ -325,7 +325,7 @@ CREATE TABLE fusion_marks (
   PRIMARY KEY (runtime_id, kind)
 ) WITHOUT ROWID;
 
--- The agent CLI's version, as the wrapper or the observer found it
+-- The agent CLI's version, as the wrapper or the collector found it
 -- (NULL: not known).
 ALTER TABLE runtimes ADD COLUMN agent_version TEXT;
 )sql";

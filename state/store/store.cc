@@ -428,7 +428,7 @@ Status Store::WriteState(const PaneState& s) {
 }
 
 Status Store::WriteHealth(const std::string& target_id, TargetHealth h, TimeNs now) {
-  // The observer may not have written the targets row yet: create a
+  // The collectors may not have written the targets row yet: create a
   // placeholder (name = id, kind local) that UpsertTarget completes.
   auto st = db_->Prepare(
       "INSERT INTO targets (target_id, target_name, kind, health, health_updated_at, "

@@ -1,5 +1,5 @@
 // The SQLite store (spec §6): the engine's records, the audit trail of
-// events, the observer's topology, and the actions audit rows, in one WAL
+// events, the collectors' topology, and the actions audit rows, in one WAL
 // database written by one connection (the daemon's loop thread).
 //
 // The store writes exactly what an Apply reported as changed (Effects), in
@@ -119,7 +119,7 @@ class Store {
   core::Result<std::vector<InboxEntry>> InboxForPane(const std::string& target_id,
                                                      const std::string& pane_id);
 
-  // --- topology (the observer) ----------------------------------------------
+  // --- topology (the collectors) --------------------------------------------
 
   core::Status UpsertTarget(const TargetRow& t);
   core::Result<TargetRow> FindTarget(const std::string& target_id);

@@ -1,5 +1,5 @@
 // Rows other parts of the daemon own and the store only keeps: the
-// observer's topology (targets, panes), the actions issue's audit rows
+// collectors' topology (targets, panes), the actions issue's audit rows
 // (actions, action_snapshots) and adapters. Plain CRUD; the only rules here
 // are the spec's: connection_ref is a non-secret reference, action metadata
 // is redacted, and (action_type, request_ref) is an idempotency key.

@@ -31,7 +31,7 @@ constexpr const char* kPane = "%1";
 class Pane {
  public:
   /// wrapped: `agtmux wrap claude` (runtime announced by the wrapper, hooks
-  /// carry AGTMUX_RUNTIME_ID); else an unwrapped pane the observer found
+  /// carry AGTMUX_RUNTIME_ID); else an unwrapped pane the collector found
   /// (hooks carry only TMUX_PANE and bind by pane).
   explicit Pane(bool wrapped) : wrapped_(wrapped) {
     core::Event e;

@@ -264,7 +264,7 @@ TEST(TmuxIdentity, ParsesTmuxEnv) {
 }
 
 TEST(TmuxIdentity, BootIdFromProcStat) {
-  FakeFileReader fs;
+  core::MemoryFileReader fs;
   // A command name with spaces and parentheses, as /proc shows it.
   fs.files["/proc/77/stat"] =
       "77 (tmux: server (x) y) S 1 77 77 0 -1 4194560 300 0 0 0 5 3 0 0 20 0 1 0 "
@@ -279,8 +279,8 @@ TEST(TmuxIdentity, BootIdFromProcStat) {
 
 TEST(TmuxIdentity, RealProcMatchesFake) {
   // The real reader on our own process: the same parser gives a stable id.
-  auto a = TmuxServerBootId(::getpid(), RealFileReader());
-  auto b = TmuxServerBootId(::getpid(), RealFileReader());
+  auto a = TmuxServerBootId(::getpid(), core::RealFileReader());
+  auto b = TmuxServerBootId(::getpid(), core::RealFileReader());
   ASSERT_TRUE(a.ok()) << a.error().ToString();
   EXPECT_EQ(*a, *b);
   EXPECT_EQ(a->rfind(std::to_string(::getpid()) + "-", 0), 0u);

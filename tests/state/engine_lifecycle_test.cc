@@ -113,7 +113,7 @@ TEST_F(LifecycleTest, NewTmuxServerStartsTheEpochAgain) {
   EXPECT_EQ(ActiveCount("%2"), 1);
 }
 
-TEST_F(LifecycleTest, ObserverDoesNotReplaceAWrappedRuntime) {
+TEST_F(LifecycleTest, CollectorDoesNotReplaceAWrappedRuntime) {
   Apply(WrapperStart("w1", "%1", 100, T(0)));
   EXPECT_EQ(Apply(Observed("o1", "%1", 99, T(0), T(1))).disposition, Disposition::kIgnored);
   EXPECT_EQ(engine_.ActiveRuntime("host", "%1")->runtime_id, "w1");
@@ -179,7 +179,7 @@ TEST_F(LifecycleTest, HookNearARuntimeChangeWithoutPidIsAmbiguous) {
 }
 
 TEST_F(LifecycleTest, PendingHookBindsWhenItsRuntimeAppears) {
-  // The hook fires 1 s after the process started; the observer notices 2 s later.
+  // The hook fires 1 s after the process started; the collector notices 2 s later.
   Effects fx = Apply(Ev(et::kStateChanged, Source::kHook, "h1").Pane("host", "%3").Pid(300).At(T(1))
                          .Sig(State::kRunning));
   EXPECT_EQ(fx.disposition, Disposition::kPending);

@@ -92,7 +92,7 @@ std::vector<Event> RecordedStream() {
             .Sig(State::kWaitingApproval));
   wrap("w2", 97, State::kWaitingApproval);
 
-  // Pane %2: an unwrapped Claude seen by the observer; hooks bind by pid.
+  // Pane %2: an unwrapped Claude seen by a collector; hooks bind by pid.
   const std::string o1 = ObservedId("host", "%2", 0, T(1));
   s.Add(Observed("obs-200", "%2", 200, T(1), T(2), "boot-A", 0));
   s.Add(StateEv("cap-1", Source::kPoller, o1, State::kIdle, T(2.5), Confidence::kMedium));
@@ -113,7 +113,7 @@ std::vector<Event> RecordedStream() {
             .Ingested(T(53)).Sig(State::kIdle));
   s.Add(StateEv("cap-5", Source::kPoller, o2, State::kWaitingInput, T(70)));
 
-  // Pane %3: Codex with notify; its first hook arrives before the observer
+  // Pane %3: Codex with notify; its first hook arrives before the collector
   // has seen the process (pending bind, resolved when it appears).
   const std::string o3 = ObservedId("host", "%3", 0, T(3));
   s.Add(Ev(et::kStateChanged, Source::kHook, "p3-prompt").Pane("host", "%3").Pid(300).At(T(3.2))

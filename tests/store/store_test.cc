@@ -299,7 +299,7 @@ TEST_F(StoreTest, TopologyUpsertsAndDeletes) {
   ASSERT_TRUE(store_->Commit(fx, kT0 + 6).ok());
   ASSERT_TRUE(store_->UpsertTarget(t).ok());
   EXPECT_EQ(*store_->db().QueryText("SELECT health FROM targets WHERE target_id = 'vm1'"), "down");
-  // A health change for a target the observer has not written yet.
+  // A health change for a target no collector has written yet.
   fx.target_health = {{"vm9", TargetHealth::kDegraded}};
   ASSERT_TRUE(store_->Commit(fx, kT0 + 7).ok());
   EXPECT_EQ(store_->FindTarget("vm9")->target_name, "vm9");

@@ -1,0 +1,136 @@
+// The action path (spec §13): send, respond, attach, view-output and kill
+// on one agent pane, with the fail-closed guarantees. Every accepted request is
+// first recorded (an `actions` row and an `action_snapshot` of the pane's
+// runtime and state_version), then checked (snapshot freshness, guards,
+// send policy) and only then executed through tmux by argv. Requests are
+// idempotent on (action_type, request_ref). The audit rows and the events
+// an action caused live in their own SQLite store (<state_dir>/actions.db).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aggregator/actions/send_policy.h"
+#include "aggregator/http/views.h"
+#include "aggregator/targets/target_executor.h"
+#include "aggregator/targets/target_registry.h"
+#include "libagtcore/clock.h"
+#include "libagtcore/detect/pattern_library.h"
+#include "libagtcore/result.h"
+#include "state/store/store.h"
+
+namespace agt::agg {
+
+/// One action request, as POST /v1/actions/{type} carries it (docs/actions.md).
+struct ActionRequest {
+  std::string type;          // send | respond | attach | view-output | kill | snapshot
+  std::string ref;
+  std::string request_ref;   // idempotency key; empty = a fresh one
+  std::string snapshot_id;   // from an earlier snapshot / view-output; empty = taken now
+  std::string if_runtime;
+  std::vector<core::State> if_state;
+  std::optional<core::TimeNs> if_updated_within;
+  bool force_stale = false;
+  // send
+  std::string text;
+  bool paste = false;        // load-buffer + paste-buffer -p instead of send-keys -l
+  std::vector<std::string> keys;
+  bool enter = false;
+  bool allow_dangerous = false;
+  int64_t enter_delay_ms = 100;
+  // respond
+  std::vector<std::string> choices;         // numbers, "yes"/"no" or option text
+  std::vector<std::string> expect_choices;  // the labels the caller saw; empty = not checked
+  int64_t key_delay_ms = 60;                // between two keys (ink drops keys that arrive together)
+  // view-output
+  int64_t lines = 200;
+  bool escapes = false;
+  // kill
+  std::string mode = "key";  // key | signal
+  std::string signal = "INT";
+  // attach
+  std::string client;        // the caller's tmux client (tty), when inside tmux
+  std::string payload_hash;  // of the body without request_ref (set by ParseActionRequest)
+};
+
+/// Parses a request body for `type`; E_PAYLOAD_INVALID naming the field.
+core::Result<ActionRequest> ParseActionRequest(std::string_view type, std::string_view body);
+
+/// What the service answers: an HTTP status and the JSON body.
+struct ActionReply {
+  int status = 200;
+  std::string body;
+};
+
+/// How the service reaches panes and tmux; the daemon's implementation
+/// reads DaemonCore, tests can fake it.
+class ActionWorld {
+ public:
+  virtual ~ActionWorld() = default;
+  virtual std::vector<PaneRow> Panes() const = 0;
+  virtual const TargetStatus* FindTarget(const std::string& name) const = 0;
+  /// The executor that runs tmux for `target` (null: unsupported kind).
+  virtual TargetExecutor* Executor(const TargetStatus& target) = 0;
+  /// kill(2) on this machine.
+  virtual core::Status Signal(int64_t pid, int sig) = 0;
+  /// Waits between two tmux commands (Enter after text).
+  virtual void Sleep(core::TimeNs d) = 0;
+};
+
+struct ActionOptions {
+  std::string db_path;                               // ":memory:" for tests
+  core::TimeNs snapshot_ttl = 30 * core::kNsPerSec;  // AGTMUX_ACTION_SNAPSHOT_TTL_MS overrides in the daemon
+  core::SendPolicyConfig send_policy = core::Config::DefaultSendPolicy();
+  /// The pattern sets whose [menu] styles `respond` reads menus with;
+  /// null = detect::DefaultLibrary().
+  std::shared_ptr<const detect::PatternLibrary> patterns;
+};
+
+class ActionService {
+ public:
+  static core::Result<std::unique_ptr<ActionService>> Create(ActionWorld* world, const core::Clock& clock,
+                                                             ActionOptions options);
+  /// POST /v1/actions/{type}.
+  ActionReply Post(std::string_view type, std::string_view body);
+  /// GET /v1/actions/{id}: the action, its snapshot and its events.
+  ActionReply Get(const std::string& action_id);
+
+ private:
+  ActionService(ActionWorld* world, const core::Clock& clock, ActionOptions options,
+                std::unique_ptr<state::Store> store, SendPolicy policy);
+  struct Run;
+  ActionReply Execute(ActionRequest req);
+  core::Result<PaneRow> Resolve(const std::string& ref) const;
+  core::Status CheckSnapshot(Run& run, const PaneRow& now_row);
+  core::Status CheckGuards(const Run& run, const PaneRow& row) const;
+  core::Status Perform(Run& run, const PaneRow& row);
+  core::Status DoSend(Run& run, const PaneRow& row, TargetExecutor& ex);
+  core::Status DoRespond(Run& run, const PaneRow& row, TargetExecutor& ex);
+  core::Result<detect::Menu> ReadMenu(const PaneRow& row, TargetExecutor& ex) const;
+  core::Status SendKeys(Run& run, const PaneRow& row, TargetExecutor& ex, const std::vector<std::string>& keys);
+  core::Status DoViewOutput(Run& run, const PaneRow& row, TargetExecutor& ex);
+  core::Status DoKill(Run& run, const PaneRow& row, TargetExecutor* ex);  // null in signal mode
+  /// `ex` may be null for a remote target (the command is printed, not run).
+  core::Status DoAttach(Run& run, const PaneRow& row, const TargetStatus& target, TargetExecutor* ex);
+  void Audit(Run& run, std::string_view event_type, const std::string& detail);
+  ActionReply Finish(Run& run, const core::Status& outcome);
+
+  ActionWorld* world_;
+  const core::Clock& clock_;
+  ActionOptions options_;
+  std::unique_ptr<state::Store> store_;
+  SendPolicy policy_;
+};
+
+/// The tmux argv prefix for a target: {"tmux", "-S", socket} or {"tmux"}.
+std::vector<std::string> TmuxArgv(const TargetStatus& target);
+
+/// Runs `prefix` + `args` through `ex`; E_IO with tmux's stderr when it
+/// exits non-zero. `out` receives stdout.
+core::Status RunTmux(TargetExecutor& ex, const std::vector<std::string>& prefix, std::vector<std::string> args,
+                     std::string* out = nullptr, std::string stdin_data = "");
+
+}  // namespace agt::agg

@@ -1,0 +1,131 @@
+// The daemon's core: the engine and its persistence, the targets and their
+// topologies, and the one ingest path every event takes (the API's
+// POST /v1/events, the spool drain, and the collectors through
+// CollectorSink). Ingest stamps ingested_at (strictly increasing), applies
+// through the engine, makes the result durable, and only then returns, so
+// an acknowledged event survives kill -9. After each change it tells the
+// watch hub and updates the tmux user options of the panes that changed.
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aggregator/daemon/persistence.h"
+#include "aggregator/http/views.h"
+#include "aggregator/http/watch_hub.h"
+#include "aggregator/observe/collector.h"
+#include "aggregator/targets/target_registry.h"
+#include "libagtcore/clock.h"
+#include "libagtcore/redact.h"
+
+namespace agt::agg {
+
+/// Shows a pane's state in tmux (@agtmux_state / @agtmux_source). A
+/// target's collector implements it (the local one sets the options).
+class PaneDecorator {
+ public:
+  virtual ~PaneDecorator() = default;
+  virtual void Decorate(const std::string& target_id, const std::string& pane_id, core::State state,
+                        core::Source source) = 0;
+};
+
+/// What one event's ingest did, as POST /v1/events reports it.
+struct IngestResult {
+  std::string event_id;
+  state::Disposition disposition = state::Disposition::kRejected;
+  std::string error_code;
+};
+std::string_view DispositionName(state::Disposition d);
+
+struct CoreOptions {
+  BackendOptions backend;
+  std::string targets_file;   // <state_dir>/targets.json
+  std::string host_socket;    // the `host` target's tmux socket
+  std::string stream_id;      // watch stream id (a new ULID per run)
+  WatchOptions watch;
+  core::TimeNs fresh_owner = 60 * core::kNsPerSec;  // PTY/HOOK ownership freshness
+  std::string screens_dir;    // <state_dir>/screens: kept screens ("" = keep none)
+};
+
+/// Whether a source fresher than a capture reads this runtime's pane, so
+/// that the CAP poller may stay silent (docs/observe.md): the wrapper
+/// always (it reads the screen itself); the agent's hooks (source hook)
+/// while their fresh opinion is running or completed, since they report
+/// what comes next (a permission, the turn's end). Never while the hooks
+/// report a wait (only the screen sees the dialog go, and has its options),
+/// an error, idle (a start-up dialog or question is only on screen) or
+/// unknown; never Codex's notify, which reports a turn's end and not the
+/// next turn's start. `candidates` are the runtime's (Engine::Candidates).
+bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
+                       core::TimeNs now, core::TimeNs fresh_owner);
+
+class DaemonCore final : public CollectorSink {
+ public:
+  static core::Result<std::unique_ptr<DaemonCore>> Create(uv_loop_t* loop, const core::Clock& clock,
+                                                          CoreOptions options);
+  ~DaemonCore() override;
+
+  /// The ingest path: stamp, apply, commit, notify. E_STORE when the batch
+  /// could not be made durable (nothing is acknowledged then).
+  core::Result<std::vector<IngestResult>> Ingest(std::vector<core::Event> events);
+
+  // CollectorSink (called on the loop thread by collectors).
+  void OnTopology(const Topology& topology) override;
+  void OnEvent(core::Event event) override;
+  bool OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const override;
+  std::optional<core::Signal> HookOpinion(const std::string& target_id,
+                                          const std::string& pane_id) const override;
+  void KeepScreen(detect::KeptScreen screen) override;
+
+  /// Time-driven engine work (pending-bind expiry, demotions); the daemon
+  /// calls it every second.
+  void Tick();
+  /// Commits collector events queued since the last loop turn.
+  void FlushQueued();
+  core::Status Flush();
+  void RemoveTarget(const std::string& target_id);
+
+  std::vector<PaneRow> Rows() const;
+  ViewSources sources() const { return {&topologies_, backend_.core.get(), &targets_}; }
+  TargetRegistry& targets() { return targets_; }
+  const StateCore& state() const { return *backend_.core; }
+  const Persistence& persistence() const { return *backend_.persistence; }
+  Persistence& persistence_mut() { return *backend_.persistence; }
+  WatchHub& watch() { return *watch_; }
+  const std::map<std::string, Topology>& topologies() const { return topologies_; }
+  void set_decorator(PaneDecorator* d) { decorator_ = d; }
+  int64_t events_ingested() const { return events_ingested_; }
+
+ private:
+  void AssignTarget(core::Event* e) const;
+  void Redact(core::Event* e) const;
+  DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options);
+  void AfterChange(const std::vector<Applied>& applied);
+
+  uv_loop_t* loop_;
+  const core::Clock& clock_;
+  CoreOptions options_;
+  Backend backend_;
+  TargetRegistry targets_;
+  std::map<std::string, Topology> topologies_;
+  std::unique_ptr<WatchHub> watch_;
+  PaneDecorator* decorator_ = nullptr;
+  core::TimeNs last_ingested_ = 0;
+  int64_t events_ingested_ = 0;
+  std::vector<core::Event> queued_;
+  // Ingest's batch, kept from one call to the next so that the engine
+  // overwrites each Effects' rows in place (ApplyInto) instead of building
+  // every row and string anew; `ingesting` guards against a nested call.
+  std::vector<Applied> batch_;
+  bool ingesting_ = false;
+  uv_timer_t* queue_timer_ = nullptr;
+  std::unique_ptr<core::Redactor> redactor_;  // null: the rules failed to load
+};
+
+}  // namespace agt::agg

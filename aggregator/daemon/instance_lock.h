@@ -1,0 +1,30 @@
+// Single instance per user (spec §12): an flock()ed lock file next to the
+// socket. Holding the lock is what makes a socket "live"; a socket file
+// whose lock nobody holds is stale (a crashed daemon) and is unlinked.
+#pragma once
+
+#include <string>
+
+#include "libagtcore/result.h"
+#include "libagtcore/unique_fd.h"
+
+namespace agt::agg {
+
+class InstanceLock {
+ public:
+  /// Takes the lock at `lock_path` without blocking and writes our pid
+  /// into it. E_PRECONDITION_FAILED naming the holder's pid when another
+  /// daemon holds it.
+  static core::Result<InstanceLock> Acquire(const std::string& lock_path);
+  /// With the lock held: removes a leftover socket file at `socket_path`.
+  /// Returns true when one was removed.
+  static bool RemoveStaleSocket(const std::string& socket_path);
+  const std::string& path() const { return path_; }
+
+ private:
+  InstanceLock(std::string path, core::UniqueFd fd) : path_(std::move(path)), fd_(std::move(fd)) {}
+  std::string path_;
+  core::UniqueFd fd_;
+};
+
+}  // namespace agt::agg

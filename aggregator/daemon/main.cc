@@ -1,0 +1,46 @@
+// agtmuxd: the aggregator daemon. Parses its few flags, resolves paths and
+// wires the real implementations; everything else is in aggregator/.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "aggregator/daemon/daemon.h"
+#include "aggregator/daemon/real_collectors.h"
+#include "libagtcore/paths.h"
+#include "libagtcore/timefmt.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"agtmuxd: the agtmux daemon (normally started by agtmux on demand)"};
+  std::string header_timeout = "5s";
+  size_t max_body = 8 * 1024 * 1024;
+  bool fast = false;
+  bool no_observe = false;
+  app.set_version_flag("--version", std::string("agtmuxd ") + AGTMUX_VERSION);
+  app.add_option("--header-timeout", header_timeout, "time a client has to send a request's headers");
+  app.add_option("--max-body", max_body, "largest request body accepted, in bytes");
+  app.add_flag("--fast-durability", fast, "commit without fsync (survives kill -9, not power loss)");
+  app.add_flag("--no-observe", no_observe, "do not observe tmux (API and ingest only)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  auto env = agt::core::RealEnv();
+  auto paths = agt::core::ResolvePaths(env);
+  if (!paths) {
+    std::fprintf(stderr, "agtmuxd: %s\n", paths.error().ToString().c_str());
+    return 1;
+  }
+  auto timeout = agt::core::ParseDuration(header_timeout);
+  if (!timeout || *timeout <= 0) {
+    std::fprintf(stderr, "agtmuxd: --header-timeout: not a duration: '%s'\n", header_timeout.c_str());
+    return 2;
+  }
+  agt::agg::DaemonOptions opt;
+  opt.paths = *paths;
+  opt.host_socket = agt::agg::DefaultTmuxSocket(env);
+  opt.header_timeout_ms = *timeout / agt::core::kNsPerMs;
+  opt.max_body_bytes = max_body;
+  opt.fast_durability = fast;
+  if (!no_observe) opt.collectors = agt::agg::RealCollectors();
+  return agt::agg::RunDaemon(opt);
+}

@@ -1,0 +1,78 @@
+// The daemon's persistence over the SQLite store (state/store/store.h):
+// <state_dir>/agtmux.db, written by this one connection on the loop thread.
+// Commit writes a whole ingest batch's Effects in one transaction
+// (Store::CommitBatch), so the daemon acknowledges only what is on disk;
+// Restore loads the engine's snapshot (states, candidates, cursors, pending
+// inbox, dedupe keys, books) at start-up instead of replaying events; Flush
+// checkpoints the WAL at shutdown.
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <memory>
+
+#include "aggregator/daemon/persistence.h"
+#include "libagtcore/redact.h"
+#include "state/store/redact_fallback.h"
+#include "state/store/store.h"
+
+namespace agt::agg {
+namespace {
+
+class StorePersistence final : public Persistence {
+ public:
+  explicit StorePersistence(std::unique_ptr<state::Store> store) : store_(std::move(store)) {}
+
+  core::Status Commit(const std::vector<Applied>& batch, core::TimeNs now) override {
+    effects_.clear();
+    for (const Applied& a : batch) effects_.push_back(&a.effects);
+    return store_->CommitBatch(std::span<const state::Effects* const>(effects_), now);
+  }
+
+  core::Result<core::TimeNs> Restore(StateCore& core) override {
+    auto snap = store_->LoadSnapshot();
+    if (!snap.ok()) return snap.error();
+    core.Restore(*snap);
+    return store_->NewestIngestedAt();
+  }
+
+  core::Status Flush() override { return store_->Checkpoint(); }
+  const char* name() const override { return "sqlite"; }
+  core::Result<state::RetentionReport> RunRetention(core::TimeNs now,
+                                                    const state::RetentionOptions& o) override {
+    return store_->RunRetention(now, o);
+  }
+
+ private:
+  std::unique_ptr<state::Store> store_;
+  std::vector<const state::Effects*> effects_;  // reused per Commit
+};
+
+}  // namespace
+
+core::Result<Backend> CreateBackend(const BackendOptions& options) {
+  const std::string journal = options.state_dir + "/events.journal";
+  struct stat st {};
+  if (::stat(journal.c_str(), &st) == 0) {
+    // The journal of earlier development builds is not migrated (agtmux was
+    // never released with it); it is left in place, untouched.
+    if (auto log = spdlog::get("agtmuxd")) {
+      log->warn("ignoring {} (an earlier build's journal); state is kept in {}/agtmux.db", journal,
+                options.state_dir);
+    }
+  }
+  state::StoreOptions so;
+  so.path = options.state_dir + "/agtmux.db";
+  so.durability = options.fast_durability ? state::Durability::kNormal : state::Durability::kFull;
+  so.skew_budget = options.engine.skew_budget;
+  if (auto r = core::Redactor::LoadBuiltin(); r.ok()) {
+    so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
+  }  // else the store's FallbackRedact: payloads are never stored unredacted
+  auto store = state::Store::Open(std::move(so));
+  if (!store.ok()) return store.error();
+  Backend b;
+  b.core = CreateStateCore(options.engine);
+  b.persistence = std::make_unique<StorePersistence>(std::move(*store));
+  return b;
+}
+
+}  // namespace agt::agg

@@ -1,0 +1,95 @@
+// The daemon's HTTP/1.1 server on a libuv Unix-socket listener. It owns the
+// connections (keep-alive, pipelined requests answered in order), applies
+// the limits (header bytes, body bytes, header time), checks the peer's uid
+// with SO_PEERCRED, and turns every malformed request into a JSON error in
+// the spec's shape. Handlers run on the loop thread and answer at once, or
+// open a chunked stream (watch) that outlives the call.
+#pragma once
+
+#include <sys/types.h>
+#include <uv.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "aggregator/http/http_request.h"
+#include "libagtcore/result.h"
+
+namespace agt::agg {
+
+/// A complete (non-streaming) response.
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+/// A chunked response that stays open (watch). Writes after the client
+/// went away are dropped; `closed()` tells.
+class ChunkedStream {
+ public:
+  virtual ~ChunkedStream() = default;
+  /// Sends one chunk; false when the stream is closed or the client lags
+  /// too far behind (the stream is then closed).
+  virtual bool Write(std::string_view chunk) = 0;
+  /// Ends the chunked body and closes the connection.
+  virtual void End() = 0;
+  virtual bool closed() const = 0;
+  /// Called once when the connection closes (client gone, End, shutdown).
+  virtual void OnClose(std::function<void()> cb) = 0;
+};
+
+/// What a handler answers with: either Reply once, or Stream.
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual void Reply(HttpResponse response) = 0;
+  virtual std::shared_ptr<ChunkedStream> Stream(int status, std::string_view content_type) = 0;
+};
+
+using Handler = std::function<void(const HttpRequest&, Exchange&)>;
+
+struct ServerOptions {
+  RequestLimits limits;
+  int64_t header_timeout_ms = 5000;   // a started request must complete its headers by then
+  int64_t idle_timeout_ms = 120000;   // an idle keep-alive connection is closed after this
+  bool check_peer_uid = true;
+  uid_t allowed_uid = 0;              // set by the caller (getuid())
+  size_t max_stream_backlog = 8 * 1024 * 1024;  // bytes queued on a stream before it is dropped
+};
+
+/// The spec's error body: {"schema_version":1,"error":{"code","message"}}.
+std::string ErrorBody(const core::Error& error);
+/// An HttpResponse carrying ErrorBody.
+HttpResponse ErrorResponse(int status, const core::Error& error);
+
+class HttpServer {
+ public:
+  HttpServer(uv_loop_t* loop, ServerOptions options, Handler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  /// Listens on `socket_path` (which must not exist) and chmods it 0600.
+  core::Status Listen(const std::string& socket_path);
+  /// Stops accepting, closes idle connections, lets requests in flight
+  /// finish (their connections close after the reply), then calls `done`
+  /// once every connection is gone.
+  void Shutdown(std::function<void()> done);
+  /// Closes every connection still open now, replies in flight or not (the
+  /// end of a Shutdown whose deadline passed); Shutdown's `done` is not
+  /// called after this. The close callbacks free the connections, so the
+  /// loop must run them before the server is destroyed.
+  void CloseAll();
+  size_t connection_count() const;
+
+  struct Impl;  // public only so the connection code in the .cc can name it
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agt::agg

@@ -1,0 +1,100 @@
+// The read model of the API: what /v1/panes, /v1/windows, /v1/sessions and
+// /v1/watch show. A pane row joins the collectors' topology (session, window,
+// title, cwd, command) with the engine's resolved state and runtime; windows
+// and sessions roll those rows up. Filters are the spec §7.5 ones, parsed
+// from query parameters; every item carries its scope's `identity`.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aggregator/daemon/state_core.h"
+#include "aggregator/http/json_writer.h"
+#include "aggregator/observe/collector.h"
+#include "aggregator/targets/target_registry.h"
+#include "libagtcore/result.h"
+
+namespace agt::agg {
+
+enum class Scope { kPanes, kWindows, kSessions };
+std::string_view ScopeName(Scope s);
+std::optional<Scope> ParseScope(std::string_view s);
+
+struct ViewFilter {
+  std::vector<std::string> targets;  // empty: every target (--all-targets)
+  std::optional<std::pair<std::string, std::string>> target_session;  // (target, session)
+  std::string session;
+  std::optional<core::State> state;
+  std::string agent;
+  bool needs_action = false;
+  bool all_panes = false;          // include panes without an agent runtime
+  bool with_agent_status = false;  // windows: only those with agent panes
+  bool agent_summary = false;      // sessions: per-agent counts
+  std::string group_by = "target-session";  // sessions: or "session-name"
+};
+
+/// Parses target, all_targets, target_session, session, state, agent,
+/// needs_action, all, with_agent_status, agent_summary, group_by.
+/// E_REQUEST_INVALID naming the parameter.
+core::Result<ViewFilter> ParseViewFilter(const std::map<std::string, std::string>& query);
+void WriteFilters(JsonOut& j, const ViewFilter& f);
+
+/// One pane as the API shows it.
+struct PaneRow {
+  std::string target, session_name, session_id, window_id, window_name, pane_id;
+  int window_index = 0, pane_index = 0;
+  bool in_topology = false;
+  std::string title, cwd, command;
+  int64_t pid = 0;
+  bool agent = false;             // an active runtime
+  std::string runtime_id, agent_type;
+  std::string agent_version;      // "" = not known
+  std::optional<int64_t> runtime_pid;
+  state::PaneState st;            // valid when agent
+};
+
+/// Everything the views need, owned by the daemon core.
+struct ViewSources {
+  const std::map<std::string, Topology>* topologies;
+  const StateCore* core;
+  const TargetRegistry* targets;
+};
+
+/// "agent_version", "verified", "verified_on" of a pane item and of
+/// /v1/explain (docs/api.md): whether the agent's version is one its
+/// pattern set was verified on. Says so; never changes the state.
+void WriteVerification(JsonOut& j, const std::string& agent_type, const std::string& agent_version);
+
+/// Every pane known (topology panes plus runtime-only panes), sorted by
+/// target, session, window index, pane index.
+std::vector<PaneRow> CollectPanes(const ViewSources& src);
+bool PaneMatches(const PaneRow& r, const ViewFilter& f);
+/// Targets that match the filter's target list.
+bool TargetMatches(const std::string& target, const ViewFilter& f);
+
+/// A rendered item: identity key (for watch diffs) and its JSON object.
+struct Item {
+  std::string key;       // identity fields joined by 0x1f
+  std::string identity;  // the identity object, JSON
+  std::string json;      // the whole item, JSON
+};
+
+/// The identity JSON of a key of `scope` (the inverse of Item::key).
+std::string IdentityFromKey(Scope scope, std::string_view key);
+
+/// The items of a scope, filtered. `now` = 0 leaves `age` out (watch,
+/// where an ever-changing age would make every item differ).
+std::vector<Item> RenderItems(Scope scope, const std::vector<PaneRow>& rows, const ViewFilter& f,
+                              core::TimeNs now);
+/// {"agent_panes","needs_action","by_state":{...},"by_agent":{...},"by_target":{...}}
+/// over the agent panes the filter matches.
+void WriteSummary(JsonOut& j, const std::vector<PaneRow>& rows, const ViewFilter& f);
+/// {"approval_type","details","choices":[...],"multi_select","cursor_position"}:
+/// what a waiting pane waits on (pane items, action snapshots).
+void WriteWaiting(JsonOut& j, const core::WaitingDetail& d);
+/// partial, requested_targets, responded_targets, target_errors.
+void WritePartial(JsonOut& j, const TargetRegistry& targets, const ViewFilter& f);
+
+}  // namespace agt::agg

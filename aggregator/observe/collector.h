@@ -1,0 +1,83 @@
+// The seam between a target's collector (tmux observation, the CAP poller,
+// the reconciler's probes) and the daemon core (engine, store, API). A
+// collector never touches the engine or the store: it reports topology and
+// sends events through this sink, the same ingest path the wrapper and the
+// hooks use (spec §5: the reconciler never writes states directly).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libagtcore/detect/kept_screen.h"
+#include "libagtcore/event.h"
+#include "libagtcore/state.h"
+
+namespace agt::agg {
+
+using core::TimeNs;
+
+/// One tmux pane as its collector last saw it.
+struct PaneInfo {
+  std::string target_id;
+  std::string session_id;       // "$1"
+  std::string session_name;
+  std::string window_id;        // "@3"
+  int window_index = 0;
+  std::string window_name;
+  std::string pane_id;          // "%7"
+  int pane_index = 0;
+  int64_t pid = 0;              // pane_pid (the pane's first process)
+  std::string tty;
+  std::string current_command;  // pane_current_command
+  std::string title;            // pane_title
+  std::string cwd;              // pane_current_path
+  int width = 0;
+  int height = 0;
+  bool active = false;
+  bool dead = false;
+  TimeNs activity_at = 0;       // window_activity / last %output seen
+  std::string agent_type;       // identified agent, empty = not an agent pane
+  int64_t agent_pid = 0;        // the agent's process, when identified
+  bool operator==(const PaneInfo&) const = default;
+};
+
+/// A full picture of one target's tmux server.
+struct Topology {
+  std::string target_id;
+  bool server_running = false;  // false: no tmux server (not an error)
+  std::string boot_id;          // tmux_server_boot_id
+  std::string socket_path;
+  std::vector<PaneInfo> panes;
+  bool operator==(const Topology&) const = default;
+};
+
+/// Implemented by the daemon core; called on the loop thread only.
+class CollectorSink {
+ public:
+  virtual ~CollectorSink() = default;
+  /// Replaces the target's topology (panes not listed are gone).
+  virtual void OnTopology(const Topology& topology) = 0;
+  /// Sends an event into the ingest path (runtime_observed, runtime_ended,
+  /// state_changed from the poller, stale_detected, target_health_changed,
+  /// demotion_due). The daemon stamps ingested_at.
+  virtual void OnEvent(core::Event event) = 0;
+  /// True when a wrapper or hook source is fresh for this pane: the poller
+  /// then stays silent for it (it may still cross-check and log).
+  virtual bool OwnedByFresherSource(const std::string& target_id,
+                                    const std::string& pane_id) const = 0;
+  /// The hooks' (hook or notify) fresh opinion of the pane, while the
+  /// engine still believes it (not superseded by a screen reading), for the
+  /// poller's contradiction check; nullopt when there is none.
+  virtual std::optional<core::Signal> HookOpinion(const std::string& /*target_id*/,
+                                                  const std::string& /*pane_id*/) const {
+    return std::nullopt;
+  }
+  /// Keeps a screen the poller could not read, or that contradicted the
+  /// hooks (libagtcore/detect/kept_screen.h). The sink adds what it knows
+  /// (the agent's version, the pattern set's version) and writes it.
+  virtual void KeepScreen(detect::KeptScreen /*screen*/) {}
+};
+
+}  // namespace agt::agg

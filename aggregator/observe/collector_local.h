@@ -1,0 +1,107 @@
+// The collector for a local target: keeps one tmux server's topology current
+// through a control-mode client, tracks observed runtimes, and drives the CAP
+// poller for unwrapped agent panes. Everything it learns leaves through the
+// CollectorSink (topology, runtime_observed/ended, poller state_changed).
+//
+// Topology is read with ONE `list-panes -a -F` command, sent through the
+// control client (no fork), when the client connects, shortly after each
+// structural notification (%window-add, %unlinked-window-close,
+// %layout-change, %session-changed, ...), and on a slow scan timer (1 s) that
+// also catches pane_current_command changes and window activity in sessions
+// other than the attached one (tmux sends %output only for the control
+// client's own session). A pane is marked for capture on %output or when its
+// window's activity second may be newer than its last capture.
+#pragma once
+
+#include <uv.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "aggregator/observe/collector.h"
+#include "aggregator/observe/collector_runtimes.h"
+#include "aggregator/observe/pane_scan.h"
+#include "aggregator/observe/poller.h"
+#include "aggregator/observe/tmux_control_client.h"
+#include "libagtcore/clock.h"
+#include "libagtcore/file_reader.h"
+#include "libagtcore/result.h"
+
+namespace agt::agg {
+
+struct LocalCollectorOptions {
+  std::string target_id = "host";
+  std::string socket_path;          // the server to observe (ResolveHostSocket for host)
+  std::string tmux_bin = "tmux";
+  TimeNs scan_interval = 1 * core::kNsPerSec;
+  TimeNs refresh_debounce = 20 * core::kNsPerMs;
+  /// How long a lost control client may take to come back before the
+  /// server is reported as not running (avoids churn when only the attached
+  /// session died).
+  TimeNs down_grace = 1500 * core::kNsPerMs;
+  PollerOptions poller;
+};
+
+class LocalCollector {
+ public:
+  LocalCollector(uv_loop_t* loop, LocalCollectorOptions options, CollectorSink& sink,
+                 const core::Clock& clock, const core::FileReader& files,
+                 AnalyzerFactory analyzers);
+  ~LocalCollector();
+  LocalCollector(const LocalCollector&) = delete;
+  LocalCollector& operator=(const LocalCollector&) = delete;
+
+  void Start();
+  void Stop();
+
+  /// The last topology sent to the sink.
+  const Topology& topology() const { return topology_; }
+  /// Sets the tmux user options @agtmux_state and @agtmux_source on a pane
+  /// (for pane-border-format); false when not connected.
+  bool SetPaneOptions(const std::string& pane_id, core::State state, core::Source source);
+  /// Re-reads the topology now (coalesced with one in flight).
+  void Refresh();
+  /// ok while the control client is connected or the server is simply not
+  /// running; E_TARGET_UNREACHABLE when tmux cannot be started at all.
+  core::Status Probe() const;
+
+  const Poller& poller() const { return poller_; }
+  const TmuxControlClient& control() const { return *control_; }
+  int64_t topology_reads() const { return topology_reads_; }
+
+ private:
+  void OnConnected();
+  void OnNotification(const ControlNotification& n);
+  void OnDisconnected();
+  void OnListPanes(const ControlReply& reply);
+  void Publish(Topology topology);
+  void SchedulePoll();
+  void RunPoll();
+  void ScheduleRefresh();
+
+  uv_loop_t* loop_;
+  LocalCollectorOptions options_;
+  CollectorSink& sink_;
+  const core::Clock& clock_;
+  const core::FileReader& files_;
+  std::string instance_;
+  std::unique_ptr<TmuxControlClient> control_;
+  Poller poller_;
+  RuntimeTracker runtimes_;
+  Topology topology_;
+  bool published_ = false;
+
+  uv_timer_t* scan_timer_;
+  uv_timer_t* poll_timer_;
+  uv_timer_t* debounce_timer_;
+  uv_timer_t* grace_timer_;
+  bool refresh_in_flight_ = false;
+  bool refresh_again_ = false;
+  int64_t topology_reads_ = 0;
+
+  PaneScanner scanner_;
+};
+
+}  // namespace agt::agg

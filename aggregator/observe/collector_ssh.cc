@@ -1,0 +1,324 @@
+// The ssh target's collector (see collector_ssh.h): a timer starts one scan
+// at a time on the libuv thread pool; its results are applied on the loop.
+#include "aggregator/observe/collector_ssh.h"
+
+#include <openssl/evp.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
+#include "aggregator/observe/tmux_format.h"
+#include "libagtcore/file_reader.h"
+#include "libagtcore/ids.h"
+#include "libagtcore/shell.h"
+#include "libagtcore/text.h"
+
+namespace agt::agg {
+namespace {
+
+std::string CaptureMark(const std::string& nonce) { return "==agtmux-capture-" + nonce + " "; }
+
+uint64_t Ms(TimeNs ns) { return ns <= 0 ? 0 : uint64_t((ns + core::kNsPerMs - 1) / core::kNsPerMs); }
+
+core::Result<std::string> DecodeBase64(std::string_view text) {
+  if (text.empty()) return std::string();
+  if (text.size() % 4 != 0) return core::MakeError(core::Err::kPayloadInvalid, "base64 of odd length");
+  std::string out(text.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+  if (n < 0) return core::MakeError(core::Err::kPayloadInvalid, "not base64");
+  size_t pad = text.size() >= 2 && text[text.size() - 2] == '=' ? 2 : text.back() == '=' ? 1 : 0;
+  out.resize(static_cast<size_t>(n) - pad);
+  return out;
+}
+
+}  // namespace
+
+core::Result<SshOptions> ParseSshTarget(std::string_view text) {
+  auto bad = [&](const std::string& why) {
+    return core::MakeError(core::Err::kTargetInvalid, "ssh_target '" + std::string(text) + "': " + why);
+  };
+  SshOptions o;
+  std::string_view rest = text;
+  size_t at = rest.rfind('@');
+  if (at != std::string_view::npos) {
+    o.user = std::string(rest.substr(0, at));
+    if (o.user.empty()) return bad("empty user before '@'");
+    rest.remove_prefix(at + 1);
+  }
+  std::string_view port;
+  bool has_port = false;
+  if (!rest.empty() && rest.front() == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos) return bad("'[' without ']'");
+    o.host = std::string(rest.substr(1, close - 1));
+    std::string_view after = rest.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') return bad("expected ':' after ']'");
+      port = after.substr(1);
+      has_port = true;
+    }
+  } else {
+    size_t colon = rest.find(':');
+    o.host = std::string(rest.substr(0, colon));
+    if (colon != std::string_view::npos) {
+      port = rest.substr(colon + 1);
+      has_port = true;
+    }
+  }
+  if (o.host.empty()) return bad("no host");
+  if (o.host.find_first_of(" \t/") != std::string::npos) return bad("the host has a space or '/'");
+  if (has_port) {
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos)
+      return bad("the port must be a number from 1 to 65535");
+    int p = std::atoi(std::string(port).c_str());
+    if (p < 1 || p > 65535) return bad("the port must be a number from 1 to 65535");
+    o.port = p;
+  }
+  return o;
+}
+
+std::string ProcSnapshotScript(const std::vector<int64_t>& pids) {
+  std::string list;
+  for (int64_t p : pids) list += (list.empty() ? "" : " ") + std::to_string(p);
+  // tpgid is field 8 of stat; after the ") " that ends the command name,
+  // the fields start at 3, so it is the sixth.
+  return "d() { [ -r \"$1\" ] && { printf '==%s\\n' \"$1\"; base64 -w0 < \"$1\"; printf '\\n'; }; }\n"
+         "d /proc/stat\n"
+         "for p in " + list + "; do\n"
+         "  d /proc/$p/stat; d /proc/$p/comm\n"
+         "  t=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -d' ' -f6)\n"
+         "  case \"$t\" in ''|*[!0-9]*) continue;; esac\n"
+         "  [ \"$t\" -gt 0 ] || continue\n"
+         "  d /proc/$t/stat; d /proc/$t/comm; d /proc/$t/cmdline\n"
+         "done\n";
+}
+
+core::Result<std::map<std::string, std::string>> ParseProcSnapshot(std::string_view out) {
+  std::map<std::string, std::string> files;
+  std::vector<std::string_view> lines = core::SplitLines(out);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].substr(0, 2) != "==") continue;
+    std::string path(lines[i].substr(2));
+    std::string_view data = i + 1 < lines.size() ? lines[i + 1] : std::string_view();
+    auto bytes = DecodeBase64(data);
+    if (!bytes) return core::MakeError(core::Err::kPayloadInvalid, path + ": " + bytes.error().message);
+    files[path] = std::move(*bytes);
+    ++i;
+  }
+  return files;
+}
+
+std::string CaptureScript(const std::vector<std::string>& tmux, const std::vector<std::string>& panes,
+                          const std::string& nonce) {
+  // The text goes out as capture-pane wrote it (every row, blank ones
+  // included: rules look at the bottom rows), between a start line and an
+  // end line carrying the exit status.
+  const std::string mark = core::ShellQuote(CaptureMark(nonce));
+  std::string script;
+  for (const auto& p : panes) {
+    std::vector<std::string> argv = tmux;
+    argv.insert(argv.end(), {"capture-pane", "-p", "-t", p});
+    const std::string pane = core::ShellQuote(p);
+    script += "printf '%sbegin %s\\n' " + mark + " " + pane + "; " + core::ShellJoin(argv) +
+              " 2>/dev/null; printf '\\n%send %s %s\\n' " + mark + " " + pane + " $?\n";
+  }
+  return script;
+}
+
+std::map<std::string, std::string> ParseCaptures(std::string_view out, const std::string& nonce) {
+  const std::string begin = CaptureMark(nonce) + "begin ";
+  const std::string end = CaptureMark(nonce) + "end ";
+  std::map<std::string, std::string> captures;
+  std::string pane, text;
+  bool open = false;
+  for (std::string_view line : core::SplitLines(out)) {
+    if (line.substr(0, begin.size()) == begin) {
+      pane = std::string(line.substr(begin.size()));
+      text.clear();
+      open = true;
+      continue;
+    }
+    if (open && line.substr(0, end.size()) == end) {
+      std::string_view rest = line.substr(end.size());
+      size_t sp = rest.rfind(' ');
+      // The script put a newline before the end line: drop it, and the one
+      // capture-pane ended its last row with.
+      if (!text.empty() && text.back() == '\n') text.pop_back();
+      if (!text.empty() && text.back() == '\n') text.pop_back();
+      if (sp != std::string_view::npos && rest.substr(0, sp) == pane && rest.substr(sp + 1) == "0")
+        captures[pane] = text;
+      open = false;
+      continue;
+    }
+    if (open) {
+      text.append(line);
+      text += '\n';
+    }
+  }
+  return captures;
+}
+
+// One round trip, filled on a pool thread. It owns copies of everything it
+// reads there; the collector may be stopped meanwhile.
+struct SshCollector::Scan {
+  uv_work_t req;
+  SshCollector* owner = nullptr;  // null once the collector stopped
+  std::shared_ptr<TargetExecutor> executor;
+  std::vector<std::string> tmux;           // remote tmux argv prefix
+  std::vector<std::string> capture_panes;  // due before the scan started
+  std::string nonce;                       // frames this scan's captures
+  // results
+  core::Status status = core::Ok();
+  bool server_running = true;
+  std::vector<PaneRecord> records;
+  std::map<std::string, std::string> proc;
+  std::map<std::string, std::string> captures;
+  std::string failure;  // a partial failure worth logging
+
+  void Run() {
+    ExecOptions o;
+    std::vector<std::string> argv = tmux;
+    argv.insert(argv.end(), {"list-panes", "-a", "-F", ListPanesFormat()});
+    auto list = executor->Run(argv, o);
+    if (!list) {
+      status = list.error();
+      return;
+    }
+    if (list->exit_code != 0) {
+      // No server (or no sessions): not an error, an empty target.
+      server_running = false;
+      return;
+    }
+    auto parsed = ParseListPanes(list->out);
+    if (!parsed) {
+      status = parsed.error();
+      return;
+    }
+    records = std::move(*parsed);
+    std::vector<int64_t> pids;
+    for (const auto& r : records) pids.push_back(r.info.pid);
+    if (!records.empty()) pids.push_back(records.front().server_pid);
+    auto snap = executor->Run({"sh", "-c", ProcSnapshotScript(pids)}, o);
+    if (snap && snap->exit_code == 0) {
+      auto files = ParseProcSnapshot(snap->out);
+      if (files) proc = std::move(*files);
+      else failure = files.error().message;
+    } else {
+      failure = snap ? "proc snapshot exited " + std::to_string(snap->exit_code) : snap.error().message;
+    }
+    if (!capture_panes.empty()) {
+      auto cap = executor->Run({"sh", "-c", CaptureScript(tmux, capture_panes, nonce)}, o);
+      if (cap) captures = ParseCaptures(cap->out, nonce);
+    }
+  }
+};
+
+SshCollector::SshCollector(uv_loop_t* loop, SshCollectorOptions options, std::unique_ptr<TargetExecutor> executor,
+                           CollectorSink& sink, const core::Clock& clock, AnalyzerFactory analyzers)
+    : loop_(loop),
+      options_(std::move(options)),
+      executor_(std::move(executor)),
+      sink_(sink),
+      clock_(clock),
+      instance_(core::NewUlid(clock.Now())),
+      poller_(options_.target_id, instance_, options_.poller, std::move(analyzers), sink),
+      runtimes_(options_.target_id, instance_),
+      scanner_(options_.target_id, options_.socket_path) {
+  timer_ = new uv_timer_t;
+  uv_timer_init(loop_, timer_);
+  timer_->data = this;
+}
+
+SshCollector::~SshCollector() {
+  Stop();
+  uv_close(reinterpret_cast<uv_handle_t*>(timer_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+}
+
+void SshCollector::Start() {
+  uv_timer_start(
+      timer_, [](uv_timer_t* t) { static_cast<SshCollector*>(t->data)->StartScan(); }, 0,
+      Ms(options_.scan_interval));
+}
+
+void SshCollector::Stop() {
+  uv_timer_stop(timer_);
+  if (in_flight_) in_flight_->owner = nullptr;  // its completion frees it
+  in_flight_ = nullptr;
+}
+
+void SshCollector::StartScan() {
+  if (in_flight_) return;  // the host is slower than the interval: skip a beat
+  auto* scan = new Scan;
+  scan->req.data = scan;
+  scan->owner = this;
+  scan->executor = executor_;
+  // -u: an ssh session seldom has a UTF-8 locale, and tmux would print
+  // non-ASCII names and screen text as '_'.
+  scan->tmux = {"tmux", "-u"};
+  if (!options_.socket_path.empty()) scan->tmux.insert(scan->tmux.end(), {"-S", options_.socket_path});
+  const TimeNs now = clock_.Now();
+  poller_.Tick(now);
+  scan->capture_panes = poller_.TakeDueCaptures(now);
+  scan->nonce = core::NewUlid(now);
+  in_flight_ = scan;
+  uv_queue_work(
+      loop_, &scan->req, [](uv_work_t* r) { static_cast<Scan*>(r->data)->Run(); },
+      [](uv_work_t* r, int) {
+        std::unique_ptr<Scan> done(static_cast<Scan*>(r->data));
+        if (done->owner) done->owner->Finish(*done);
+      });
+}
+
+void SshCollector::Finish(Scan& scan) {
+  in_flight_ = nullptr;
+  ++scans_;
+  const TimeNs now = clock_.Now();
+  if (!scan.status) {
+    for (const auto& p : scan.capture_panes) poller_.CaptureFailed(p);
+    if (auto changed = health_.Failure(now)) {
+      spdlog::warn("{}: {}: {}", options_.target_id, HealthName(*changed), scan.status.error().ToString());
+      sink_.OnEvent(MakeHealthEvent(options_.target_id, *changed, instance_, ++health_seq_, now,
+                                    scan.status.error().message));
+    }
+    return;
+  }
+  // A scan is both a probe and a topology read (spec §9's recovery rule).
+  auto probed = health_.ProbeOk(now);
+  auto read = health_.TopologyOk(now);
+  if (auto changed = read ? read : probed) {
+    spdlog::info("{}: {} again", options_.target_id, HealthName(*changed));
+    sink_.OnEvent(MakeHealthEvent(options_.target_id, *changed, instance_, ++health_seq_, now, "scan ok"));
+  }
+  if (!scan.failure.empty()) spdlog::debug("{}: {}", options_.target_id, scan.failure);
+
+  Topology topology;
+  if (!scan.server_running) {
+    scanner_.Reset();
+    topology.target_id = options_.target_id;
+    topology.socket_path = options_.socket_path;
+    topology.server_running = false;
+    for (auto& e : runtimes_.Update(topology, {}, {}, now)) sink_.OnEvent(std::move(e));
+    poller_.SetPanes({}, now);
+  } else {
+    core::MemoryFileReader files;  // the remote /proc, as the snapshot read it
+    files.files = std::move(scan.proc);
+    PaneScanner::Result r = scanner_.Scan(scan.records, files);
+    for (auto& e : runtimes_.Update(r.topology, r.wrapped, r.started, now)) sink_.OnEvent(std::move(e));
+    poller_.SetPanes(r.polled, now);
+    scanner_.MarkActivity(r.topology, poller_, now);
+    topology = std::move(r.topology);
+  }
+  for (const auto& p : scan.capture_panes) {
+    auto it = scan.captures.find(p);
+    if (it != scan.captures.end()) poller_.OnCapture(p, it->second, now);
+    else poller_.CaptureFailed(p);
+  }
+  if (!published_ || topology != topology_) {
+    topology_ = std::move(topology);
+    published_ = true;
+    sink_.OnTopology(topology_);
+  }
+}
+
+}  // namespace agt::agg

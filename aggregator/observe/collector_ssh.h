@@ -1,0 +1,106 @@
+// The collector for an ssh target: the same topology, runtimes and CAP
+// polling as a local target, read over one persistent libssh2 session.
+//
+// There is no control-mode client over ssh, so the server is scanned on a
+// timer (scan_interval, 2 s): each scan is one round trip on a libuv pool
+// thread (the executor blocks), made of at most three remote commands:
+// `tmux list-panes -a -F ...`, one shell script that prints the /proc files
+// agent identification reads (base64-framed, so the local identification
+// code runs unchanged on the snapshot), and one script that captures every
+// pane the poller has due. Results are applied on the loop thread. At most
+// one scan is in flight; a slow or dead host delays only its own target.
+//
+// Scans feed the target's HealthTracker (spec §9: degraded on a failure,
+// down after 3 within 30 s, ok after 2 good scans): a failed scan
+// (connection refused, timeout, host key or auth refused) keeps the last
+// topology, and the executor retries on the next scan.
+#pragma once
+
+#include <uv.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aggregator/observe/collector.h"
+#include "aggregator/observe/collector_health.h"
+#include "aggregator/observe/collector_runtimes.h"
+#include "aggregator/observe/pane_scan.h"
+#include "aggregator/observe/poller.h"
+#include "aggregator/targets/ssh_executor.h"
+#include "aggregator/targets/target_executor.h"
+#include "libagtcore/clock.h"
+#include "libagtcore/result.h"
+
+namespace agt::agg {
+
+/// "host", "user@host", "user@host:port" or "user@[v6addr]:port" as
+/// SshOptions (known_hosts and keys keep their defaults under ~/.ssh).
+/// E_TARGET_INVALID naming the problem.
+core::Result<SshOptions> ParseSshTarget(std::string_view text);
+
+/// The script that prints, framed as `==<path>` then the file's bytes in
+/// base64 on one line, /proc/stat and for each pid: its stat and comm, and
+/// its terminal's foreground process group leader's stat, comm and cmdline.
+std::string ProcSnapshotScript(const std::vector<int64_t>& pids);
+/// Its output as path -> file content (missing files are simply absent).
+/// E_PAYLOAD_INVALID when a frame is not valid base64.
+core::Result<std::map<std::string, std::string>> ParseProcSnapshot(std::string_view out);
+
+/// The script that captures `panes` (`capture-pane -p`) with `tmux` (the
+/// remote tmux argv), each after a line `==agtmux-capture-<nonce> <pane>
+/// <status>`. The nonce is fresh per scan, so no pane's text can forge a
+/// frame.
+std::string CaptureScript(const std::vector<std::string>& tmux, const std::vector<std::string>& panes,
+                          const std::string& nonce);
+/// pane id -> captured text; panes whose capture failed are absent.
+std::map<std::string, std::string> ParseCaptures(std::string_view out, const std::string& nonce);
+
+struct SshCollectorOptions {
+  std::string target_id;
+  std::string socket_path;  // the remote tmux socket; empty = the remote user's default server
+  TimeNs scan_interval = 2 * core::kNsPerSec;
+  PollerOptions poller;
+};
+
+class SshCollector {
+ public:
+  SshCollector(uv_loop_t* loop, SshCollectorOptions options, std::unique_ptr<TargetExecutor> executor,
+               CollectorSink& sink, const core::Clock& clock, AnalyzerFactory analyzers);
+  ~SshCollector();
+  SshCollector(const SshCollector&) = delete;
+  SshCollector& operator=(const SshCollector&) = delete;
+
+  void Start();
+  /// Stops the timer; a scan in flight finishes on its pool thread and is
+  /// then dropped (the executor lives until it has).
+  void Stop();
+
+  const Topology& topology() const { return topology_; }
+  int64_t scans() const { return scans_; }
+
+ private:
+  struct Scan;
+  void StartScan();
+  void Finish(Scan& scan);
+
+  uv_loop_t* loop_;
+  SshCollectorOptions options_;
+  std::shared_ptr<TargetExecutor> executor_;  // shared with a scan in flight
+  CollectorSink& sink_;
+  const core::Clock& clock_;
+  std::string instance_;
+  Poller poller_;
+  RuntimeTracker runtimes_;
+  PaneScanner scanner_;
+  Topology topology_;
+  bool published_ = false;
+  HealthTracker health_;
+  uv_timer_t* timer_ = nullptr;
+  Scan* in_flight_ = nullptr;
+  int64_t scans_ = 0;
+  int64_t health_seq_ = 0;
+};
+
+}  // namespace agt::agg

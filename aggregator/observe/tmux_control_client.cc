@@ -1,0 +1,267 @@
+// The control-mode client process and its pipes on libuv (see
+// tmux_control_client.h). Each attach attempt is one heap `Conn` that owns
+// the process and pipe handles; it outlives the client if need be (libuv
+// handles are freed only in their close callbacks), so Stop() and the
+// destructor never free a handle libuv still holds.
+#include "aggregator/observe/tmux_control_client.h"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include "libagtcore/unique_fd.h"
+
+extern char** environ;
+
+namespace agt::agg {
+
+struct TmuxControlClient::Conn {
+  TmuxControlClient* owner = nullptr;  // null once detached (Stop, destructor)
+  uv_process_t process{};
+  uv_pipe_t in{};
+  uv_pipe_t out{};
+  int open = 0;          // handles not yet closed
+  bool exited = false;
+  bool connected = false;
+  bool finished = false;
+  ControlParser parser;
+  std::deque<ReplyFn> pending;
+
+  void CloseAll() {
+    auto closed = [](uv_handle_t* h) {
+      Conn* c = static_cast<Conn*>(h->data);
+      if (--c->open == 0) delete c;
+    };
+    for (uv_handle_t* h : {reinterpret_cast<uv_handle_t*>(&in), reinterpret_cast<uv_handle_t*>(&out),
+                           reinterpret_cast<uv_handle_t*>(&process)})
+      if (!uv_is_closing(h)) uv_close(h, closed);
+  }
+};
+
+namespace {
+
+struct WriteReq {
+  uv_write_t req;
+  std::string data;
+};
+
+}  // namespace
+
+TmuxControlClient::TmuxControlClient(uv_loop_t* loop, ControlClientOptions options,
+                                     Callbacks callbacks)
+    : loop_(loop), options_(std::move(options)), callbacks_(std::move(callbacks)) {
+  timer_ = new uv_timer_t;
+  uv_timer_init(loop_, timer_);
+  timer_->data = this;
+  backoff_ = options_.reconnect_min;
+}
+
+TmuxControlClient::~TmuxControlClient() {
+  Stop();
+  uv_close(reinterpret_cast<uv_handle_t*>(timer_),
+           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+}
+
+void TmuxControlClient::Start() {
+  if (running_) return;
+  running_ = true;
+  backoff_ = options_.reconnect_min;
+  Spawn();
+}
+
+void TmuxControlClient::Stop() {
+  running_ = false;
+  uv_timer_stop(timer_);
+  if (!conn_) return;
+  Conn* c = conn_;
+  conn_ = nullptr;
+  c->owner = nullptr;
+  std::deque<ReplyFn> pending;
+  pending.swap(c->pending);
+  // Closing stdin ends `tmux -C`; the process handle stays open until the
+  // exit callback so libuv reaps the child.
+  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->in)))
+    uv_close(reinterpret_cast<uv_handle_t*>(&c->in), [](uv_handle_t* h) {
+      Conn* cc = static_cast<Conn*>(h->data);
+      if (--cc->open == 0) delete cc;
+    });
+  if (!c->exited) uv_process_kill(&c->process, SIGTERM);
+  else c->CloseAll();
+  for (auto& fn : pending) fn(ControlReply{false, "disconnected"});
+}
+
+bool TmuxControlClient::connected() const { return conn_ && conn_->connected; }
+
+static bool ServerListening(const std::string& path) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (path.size() >= sizeof sa.sun_path) return true;  // let tmux report it
+  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  core::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return true;
+  return connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
+}
+
+void TmuxControlClient::Spawn() {
+  // `tmux -C attach` starts a server when none runs (it then exits at once,
+  // having no sessions): probe the socket first, which also saves a fork
+  // per retry while tmux is not running.
+  if (!ServerListening(options_.socket_path)) {
+    ++probes_;
+    uv_timer_start(
+        timer_,
+        [](uv_timer_t* t) {
+          auto* self = static_cast<TmuxControlClient*>(t->data);
+          if (self->running_ && !self->conn_) self->Spawn();
+        },
+        uint64_t(options_.probe_interval / core::kNsPerMs), 0);
+    return;
+  }
+  Conn* c = new Conn;
+  c->owner = this;
+  uv_pipe_init(loop_, &c->in, 0);
+  uv_pipe_init(loop_, &c->out, 0);
+  c->in.data = c->out.data = c->process.data = c;
+  c->open = 2;
+
+  // When agtmuxd dies without stopping us (kill -9, a crash), tmux keeps the
+  // orphaned control client attached to the server for good: it does not
+  // notice that the other end of its stdin is gone, and the server then
+  // cannot even finish a kill-server. setpriv (util-linux) has the kernel
+  // send it SIGTERM when its parent goes.
+  static const bool have_setpriv = ::access("/usr/bin/setpriv", X_OK) == 0;
+  std::vector<std::string> args;
+  if (have_setpriv) args = {"/usr/bin/setpriv", "--pdeathsig", "TERM", "--"};
+  args.insert(args.end(), {options_.tmux_bin, "-S", options_.socket_path, "-C", "attach-session", "-f",
+                           "ignore-size"});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // $TMUX would make tmux refuse to nest; the target socket is explicit.
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "TMUX=", 5) != 0) env.push_back(*e);
+  env.push_back(nullptr);
+
+  uv_stdio_container_t stdio[3];
+  stdio[0].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_READABLE_PIPE);
+  stdio[0].data.stream = reinterpret_cast<uv_stream_t*>(&c->in);
+  stdio[1].flags = static_cast<uv_stdio_flags>(UV_CREATE_PIPE | UV_WRITABLE_PIPE);
+  stdio[1].data.stream = reinterpret_cast<uv_stream_t*>(&c->out);
+  stdio[2].flags = UV_IGNORE;
+  uv_process_options_t po{};
+  po.file = argv[0];
+  po.args = argv.data();
+  po.env = env.data();
+  po.stdio = stdio;
+  po.stdio_count = 3;
+  po.exit_cb = [](uv_process_t* p, int64_t, int) {
+    Conn* cc = static_cast<Conn*>(p->data);
+    cc->exited = true;
+    if (cc->owner) cc->owner->OnExit(cc);
+    else cc->CloseAll();
+  };
+  ++spawns_;
+  int rc = uv_spawn(loop_, &c->process, &po);
+  if (rc != 0) {
+    // The process handle is closed too (libuv requires it after a failure).
+    c->owner = nullptr;
+    c->exited = true;
+    c->open = 3;
+    c->CloseAll();
+    ScheduleReconnect();
+    return;
+  }
+  c->open = 3;
+  conn_ = c;
+  uv_read_start(
+      reinterpret_cast<uv_stream_t*>(&c->out),
+      [](uv_handle_t*, size_t suggested, uv_buf_t* buf) {
+        buf->base = new char[suggested];
+        buf->len = suggested;
+      },
+      [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
+        Conn* cc = static_cast<Conn*>(s->data);
+        if (n > 0 && cc->owner) cc->owner->OnData(cc, std::string_view(buf->base, size_t(n)));
+        delete[] buf->base;
+        if (n < 0) uv_read_stop(s);
+      });
+}
+
+void TmuxControlClient::OnData(Conn* c, std::string_view bytes) {
+  c->parser.Feed(bytes);
+  auto replies = c->parser.TakeReplies();
+  auto notes = c->parser.TakeNotifications();
+  // Attached once tmux names our session; a failed attach prints an
+  // %error block and %exit instead.
+  bool attached = false;
+  for (const auto& n : notes)
+    if (n.name == "session-changed") attached = true;
+  if (!c->connected && (attached || !replies.empty())) {
+    c->connected = true;
+    backoff_ = options_.reconnect_min;
+    if (callbacks_.on_connected) callbacks_.on_connected();
+    if (conn_ != c) return;  // stopped from the callback
+  }
+  for (auto& r : replies) {
+    if (c->pending.empty()) break;
+    ReplyFn fn = std::move(c->pending.front());
+    c->pending.pop_front();
+    fn(r);
+    if (conn_ != c) return;
+  }
+  for (auto& n : notes) {
+    if (callbacks_.on_notification) callbacks_.on_notification(n);
+    if (conn_ != c) return;
+  }
+}
+
+void TmuxControlClient::OnExit(Conn* c) {
+  bool was_connected = c->connected;
+  if (conn_ == c) conn_ = nullptr;
+  c->owner = nullptr;
+  std::deque<ReplyFn> pending;
+  pending.swap(c->pending);
+  c->CloseAll();
+  for (auto& fn : pending) fn(ControlReply{false, "disconnected"});
+  if (was_connected && callbacks_.on_disconnected) callbacks_.on_disconnected();
+  if (running_ && !conn_) ScheduleReconnect();
+}
+
+void TmuxControlClient::ScheduleReconnect() {
+  if (!running_) return;
+  const core::TimeNs wait = backoff_;
+  backoff_ = std::min(backoff_ * 2, options_.reconnect_max);
+  uv_timer_start(
+      timer_,
+      [](uv_timer_t* t) {
+        auto* self = static_cast<TmuxControlClient*>(t->data);
+        if (self->running_ && !self->conn_) self->Spawn();
+      },
+      uint64_t(wait / core::kNsPerMs), 0);
+}
+
+bool TmuxControlClient::Send(const std::string& command, ReplyFn done) {
+  if (!conn_ || uv_is_closing(reinterpret_cast<uv_handle_t*>(&conn_->in))) return false;
+  auto* w = new WriteReq;
+  w->req.data = w;
+  w->data = command;
+  w->data += '\n';
+  uv_buf_t buf = uv_buf_init(w->data.data(), unsigned(w->data.size()));
+  int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&conn_->in), &buf, 1,
+                    [](uv_write_t* req, int) { delete static_cast<WriteReq*>(req->data); });
+  if (rc != 0) {
+    delete w;
+    return false;
+  }
+  ++commands_;
+  conn_->pending.push_back(std::move(done));
+  return true;
+}
+
+}  // namespace agt::agg

@@ -1,0 +1,85 @@
+// A tmux control-mode client on the daemon's libuv loop: one long-lived
+// `tmux -S <socket> -C attach-session -f ignore-size` process per observed
+// server. Commands go down its stdin (no fork per command); replies come
+// back in order and notifications (%output, %window-add, ...) are passed on.
+//
+// Attaching rather than creating a session leaves no visible state beyond
+// one more attached client (ignore-size keeps it out of window sizing).
+// While nothing listens on the socket the client only probes it (connect(),
+// no fork) every probe_interval: `tmux -C attach` would start a server.
+// When an attach fails (a server without sessions) it retries with backoff
+// (reconnect_min doubling to reconnect_max). So a server that starts later,
+// or restarts, is picked up on its own. Connected means attached: tmux
+// sent %session-changed (or answered a command).
+#pragma once
+
+#include <uv.h>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "aggregator/observe/tmux_control.h"
+#include "libagtcore/state.h"
+
+namespace agt::agg {
+
+struct ControlClientOptions {
+  std::string tmux_bin = "tmux";
+  std::string socket_path;  // -S; required
+  core::TimeNs reconnect_min = 250 * core::kNsPerMs;
+  core::TimeNs reconnect_max = 5 * core::kNsPerSec;
+  /// While nothing listens on the socket, how often to look (a connect()
+  /// on the socket, no fork).
+  core::TimeNs probe_interval = 500 * core::kNsPerMs;
+};
+
+class TmuxControlClient {
+ public:
+  using ReplyFn = std::function<void(const ControlReply&)>;
+  struct Callbacks {
+    std::function<void()> on_connected;  // the first reply or notification arrived
+    std::function<void(const ControlNotification&)> on_notification;
+    std::function<void()> on_disconnected;  // the process ended (after on_connected)
+  };
+
+  TmuxControlClient(uv_loop_t* loop, ControlClientOptions options, Callbacks callbacks);
+  ~TmuxControlClient();
+  TmuxControlClient(const TmuxControlClient&) = delete;
+  TmuxControlClient& operator=(const TmuxControlClient&) = delete;
+
+  /// Starts the first attach attempt.
+  void Start();
+  /// Ends the process and stops retrying.
+  void Stop();
+  bool connected() const;
+  /// Sends one command line (no trailing newline). False when no process
+  /// runs; otherwise `done` is called exactly once, with ok=false and text
+  /// "disconnected" if the process ends first.
+  bool Send(const std::string& command, ReplyFn done);
+  int64_t spawns() const { return spawns_; }
+  int64_t commands_sent() const { return commands_; }
+  /// Socket probes that found no server (no process was started).
+  int64_t probes() const { return probes_; }
+
+ private:
+  struct Conn;
+  void Spawn();
+  void ScheduleReconnect();
+  void OnData(Conn* c, std::string_view bytes);
+  void OnExit(Conn* c);
+
+  uv_loop_t* loop_;
+  ControlClientOptions options_;
+  Callbacks callbacks_;
+  Conn* conn_ = nullptr;
+  uv_timer_t* timer_ = nullptr;  // owned; freed in its close callback
+  bool running_ = false;
+  core::TimeNs backoff_ = 0;
+  int64_t spawns_ = 0;
+  int64_t commands_ = 0;
+  int64_t probes_ = 0;
+};
+
+}  // namespace agt::agg

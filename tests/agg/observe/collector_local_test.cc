@@ -1,0 +1,263 @@
+// The local collector against a real tmux server on a private socket:
+// topology, boot id, server absent/started/restarted, runtimes, CAP state
+// from replayed agent screens, capture economy, and the @agtmux_* options.
+#include "aggregator/observe/collector_local.h"
+#include "aggregator/observe/tmux_format.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "libagtcore/detect/analyzer.h"
+#include "libagtcore/file_reader.h"
+#include "libagtcore/net/tmux_identity.h"
+#include "tests/agg/observe/fake_sink.h"
+#include "tests/agg/observe/tmux_fixture.h"
+
+namespace agt::agg {
+namespace {
+
+using testing::FakeSink;
+using testing::Loop;
+using testing::PrivateTmux;
+using testing::TempDir;
+
+class CollectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    unsetenv("TMUX");
+    setenv("HOME", dir.path().c_str(), 1);
+  }
+  void StartCollector(AnalyzerFactory analyzers = nullptr) {
+    LocalCollectorOptions o;
+    o.target_id = "t1";
+    o.socket_path = tmux.socket();
+    o.scan_interval = 300 * core::kNsPerMs;
+    o.down_grace = 300 * core::kNsPerMs;
+    collector = std::make_unique<LocalCollector>(loop.get(), o, sink, core::SystemClock::Get(),
+                                                 files, std::move(analyzers));
+    collector->Start();
+  }
+  void TearDown() override {
+    if (collector) collector->Stop();
+    collector.reset();
+  }
+  const Topology* Last() const { return sink.topologies.empty() ? nullptr : &sink.topologies.back(); }
+  bool HasPanes(size_t n) const {
+    const Topology* t = Last();
+    return t && t->server_running && t->panes.size() == n;
+  }
+  const PaneInfo* Find(const std::string& pane_id) const {
+    const Topology* t = Last();
+    if (!t) return nullptr;
+    for (const auto& p : t->panes)
+      if (p.pane_id == pane_id) return &p;
+    return nullptr;
+  }
+
+  TempDir dir;
+  PrivateTmux tmux{dir.path()};
+  Loop loop;
+  FakeSink sink;
+  core::RealFileReader files;
+  std::unique_ptr<LocalCollector> collector;
+};
+
+TEST_F(CollectorTest, TopologyAppearsChangesAndDisappears) {
+  tmux.Must({"new-session", "-d", "-s", "work", "-x", "100", "-y", "30"});
+  StartCollector();
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(1); })) << "first topology";
+  const PaneInfo& p0 = Last()->panes[0];
+  EXPECT_EQ(p0.target_id, "t1");
+  EXPECT_EQ(p0.session_name, "work");
+  EXPECT_EQ(p0.width, 100);
+  EXPECT_EQ(p0.height, 30);
+  EXPECT_GT(p0.pid, 0);
+  EXPECT_FALSE(p0.tty.empty());
+  EXPECT_EQ(Last()->socket_path, tmux.socket());
+
+  std::string win = tmux.Must({"new-window", "-d", "-t", "work", "-P", "-F", "#{pane_id}"});
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(2); })) << "new window";
+  std::string split = tmux.Must({"split-window", "-d", "-t", win, "-P", "-F", "#{pane_id}"});
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(3) && Find(split); })) << "split";
+  tmux.Must({"kill-pane", "-t", split});
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(2) && !Find(split); })) << "kill-pane";
+
+  // Hostile names: CJK, emoji, spaces, a tab, the separator token itself.
+  const std::string token = std::string(kTokenStem) + "F~";
+  const std::vector<std::pair<std::string, std::string>> names = {
+      {"日本語 セッション", "日本語 セッション"},
+      {"🚀 rocket", "🚀 rocket"},
+      {"a\tb", "a\\tb"},  // tmux shows a tab in a session name as \t
+      {"x" + token + "y", "x_F~y"},
+      {"  spaced  ", "  spaced  "}};
+  for (const auto& [name, shown] : names) {
+    tmux.Must({"rename-session", "-t", "$0", name});
+    ASSERT_TRUE(loop.RunUntil([&] {
+      const PaneInfo* p = Find(win);
+      return p && p->session_name == shown;
+    })) << "rename to " << name << " (last: " << (Find(win) ? Find(win)->session_name : "?") << ")";
+    EXPECT_EQ(Last()->panes.size(), 2u);
+  }
+  tmux.Must({"rename-window", "-t", win, "窓 " + token + " 🪟"});
+  ASSERT_TRUE(loop.RunUntil([&] {
+    const PaneInfo* p = Find(win);
+    return p && p->window_name == "窓 _F~ 🪟";
+  }));
+
+  tmux.Kill();
+  ASSERT_TRUE(loop.RunUntil([&] { return Last() && !Last()->server_running; }))
+      << "server gone; control connected=" << collector->control().connected()
+      << " spawns=" << collector->control().spawns();
+  EXPECT_TRUE(Last()->panes.empty());
+}
+
+TEST_F(CollectorTest, BootIdStableAcrossReadsAndNewOnRestart) {
+  tmux.Must({"new-session", "-d", "-s", "a"});
+  StartCollector();
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(1); }));
+  const int64_t pid = std::stoll(tmux.Must({"display-message", "-p", "#{pid}"}));
+  auto expect = net::TmuxServerBootId(pid, files);
+  ASSERT_TRUE(expect.ok()) << expect.error().ToString();
+  const std::string boot = Last()->boot_id;
+  EXPECT_EQ(boot, *expect);
+  const int64_t reads = collector->topology_reads();
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->topology_reads() >= reads + 3; }));
+  EXPECT_EQ(Last()->boot_id, boot);
+
+  tmux.Kill();
+  ASSERT_TRUE(loop.RunUntil([&] { return Last() && !Last()->server_running; }));
+  tmux.Must({"new-session", "-d", "-s", "b"});
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(1); }, 10000)) << "server restarted";
+  EXPECT_NE(Last()->boot_id, boot);
+  EXPECT_EQ(Last()->panes[0].session_name, "b");
+}
+
+TEST_F(CollectorTest, NoServerThenServerStarts) {
+  StartCollector();
+  ASSERT_TRUE(loop.RunUntil([&] { return Last() != nullptr; }));
+  EXPECT_FALSE(Last()->server_running);
+  EXPECT_TRUE(Last()->panes.empty());
+  EXPECT_TRUE(collector->Probe().ok());
+  loop.RunFor(1200);
+  // Waiting for a server must not start one (`tmux -C attach` would), nor
+  // fork a tmux per retry: the socket is only probed.
+  EXPECT_FALSE(std::filesystem::exists(tmux.socket()));
+  EXPECT_EQ(collector->control().spawns(), 0);
+  EXPECT_GE(collector->control().probes(), 2);
+  tmux.Must({"new-session", "-d", "-s", "late"});
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(1); }, 10000));
+  EXPECT_EQ(Last()->panes[0].session_name, "late");
+}
+
+TEST_F(CollectorTest, AgentPaneIsARuntimeAndARecreatedPaneIsANewOne) {
+  testing::WriteScreen(dir.path(), 0, {"working..."});
+  (void)testing::PrepareReplay("/dev/null", dir.path(), "claude");
+  const std::string agent = dir.path() + "/claude";
+  tmux.Must({"new-session", "-d", "-s", "s", "sh"});
+  std::string pane = tmux.Must({"new-window", "-d", "-P", "-F", "#{pane_id}", agent, dir.path()});
+  StartCollector();
+  ASSERT_TRUE(loop.RunUntil([&] { return !sink.OfType("runtime_observed").empty(); }));
+  auto obs = sink.OfType("runtime_observed");
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_EQ(obs[0].pane_id, pane);
+  EXPECT_EQ(obs[0].runtime->agent_type, "claude");
+  EXPECT_EQ(obs[0].runtime->boot_id, Last()->boot_id);
+  EXPECT_GT(obs[0].runtime->started_at, 0);
+  const PaneInfo* p = Find(pane);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->agent_type, "claude");
+  // tmux names a script by its interpreter ("sh"); the collector identified
+  // it from the foreground process's own name in /proc.
+  EXPECT_EQ(p->current_command, tmux.Must({"display-message", "-p", "-t", pane, "#{pane_current_command}"}));
+  EXPECT_EQ(p->agent_pid, *obs[0].pid);
+
+  tmux.Must({"respawn-pane", "-k", "-t", pane, agent, dir.path()});
+  ASSERT_TRUE(loop.RunUntil([&] { return sink.OfType("runtime_observed").size() == 2; }));
+  auto ended = sink.OfType("runtime_ended");
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].pid, obs[0].pid);
+  EXPECT_NE(*sink.OfType("runtime_observed")[1].pid, *obs[0].pid);
+
+  tmux.Must({"kill-pane", "-t", pane});
+  ASSERT_TRUE(loop.RunUntil([&] { return sink.OfType("runtime_ended").size() == 2; }));
+  EXPECT_EQ(sink.OfType("runtime_observed").size(), 2u);
+}
+
+TEST_F(CollectorTest, ReplayedClaudeApprovalShowsAsCapState) {
+  const std::string fx = testing::SourceDir() + "/../../fixtures/claude/2.1.197/shell_approved/snapshots.jsonl";
+  const int n = testing::PrepareReplay(fx, dir.path(), "claude");
+  ASSERT_GT(n, 3);
+  // Pick the snapshot showing the permission dialog, and the idle prompt.
+  const int approval = testing::FirstSnapshotWith(fx, "Do you want to proceed?");
+  ASSERT_GE(approval, 0);
+  tmux.Must({"new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", dir.path() + "/claude", dir.path(),
+             std::to_string(approval)});
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  ASSERT_TRUE(loop.RunUntil([&] {
+    for (const auto& e : sink.OfType("state_changed"))
+      if (e.signal->state == core::State::kWaitingApproval) return true;
+    return false;
+  }, 8000)) << "no waiting_approval; last: "
+            << (sink.OfType("state_changed").empty()
+                    ? "none"
+                    : std::string(core::StateName(sink.OfType("state_changed").back().signal->state)));
+  auto e = sink.OfType("state_changed").back();
+  EXPECT_EQ(e.source, core::Source::kPoller);
+  EXPECT_EQ(e.target_id, "t1");
+  EXPECT_EQ(e.signal->detail.approval_type, "shell");
+  EXPECT_FALSE(e.signal->rule_id.empty());
+}
+
+TEST_F(CollectorTest, UnchangedPanesAreNotCapturedAndChangedOnesAre) {
+  for (int i = 0; i < 3; ++i) testing::WriteScreen(dir.path(), i, {"screen " + std::to_string(i)});
+  (void)testing::PrepareReplay("/dev/null", dir.path(), "claude");
+  // Three agent panes, each with its own replayer directory.
+  std::vector<std::string> dirs, panes;
+  tmux.Must({"new-session", "-d", "-s", "s", "sh"});
+  for (int i = 0; i < 3; ++i) {
+    std::string d = dir.path() + "/r" + std::to_string(i);
+    std::filesystem::create_directory(d);
+    testing::WriteScreen(d, 0, {"idle " + std::to_string(i)});
+    testing::WriteScreen(d, 1, {"busy " + std::to_string(i)});
+    (void)testing::PrepareReplay("/dev/null", d, "claude");
+    dirs.push_back(d);
+    // Separate sessions: only one can be the control client's own.
+    panes.push_back(tmux.Must({"new-session", "-d", "-s", "a" + std::to_string(i), "-P", "-F",
+                               "#{pane_id}", d + "/claude", d}));
+  }
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->poller().captures() >= 3; }));
+  // Let the one-second activity grain settle, then nothing may be captured.
+  loop.RunFor(2500);
+  const int64_t settled = collector->poller().captures();
+  loop.RunFor(2500);
+  EXPECT_EQ(collector->poller().captures(), settled) << "idle panes were captured";
+  EXPECT_GE(collector->topology_reads(), 5);  // the scan kept running
+
+  testing::ShowScreen(dirs[1], 1);
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->poller().captures() > settled; }, 5000));
+  loop.RunFor(2500);
+  // Only the changed pane was captured (at most twice: the one-second
+  // activity grain may ask once more).
+  EXPECT_GE(collector->poller().captures() - settled, 1);
+  EXPECT_LE(collector->poller().captures() - settled, 2);
+}
+
+TEST_F(CollectorTest, SetsTheAgtmuxPaneOptions) {
+  std::string pane = tmux.Must({"new-session", "-d", "-s", "o", "-P", "-F", "#{pane_id}"});
+  StartCollector();
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(1) && collector->control().connected(); }));
+  ASSERT_TRUE(collector->SetPaneOptions(pane, core::State::kWaitingApproval, core::Source::kPoller));
+  ASSERT_TRUE(loop.RunUntil([&] {
+    return tmux.Run({"show-options", "-p", "-v", "-t", pane, "@agtmux_source"}).out == "CAP\n";
+  }));
+  EXPECT_EQ(tmux.Must({"show-options", "-p", "-v", "-t", pane, "@agtmux_state"}), "waiting_approval");
+}
+
+}  // namespace
+}  // namespace agt::agg

@@ -1,0 +1,45 @@
+// A CollectorSink that records every call, for the collectors' tests.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "aggregator/observe/collector.h"
+
+namespace agt::agg::testing {
+
+class FakeSink final : public CollectorSink {
+ public:
+  std::vector<Topology> topologies;
+  std::vector<core::Event> events;
+  std::set<std::string> owned;  // "target/pane" owned by a fresher source
+  std::map<std::string, core::Signal> hook;  // "target/pane" -> the hooks' opinion
+  std::vector<detect::KeptScreen> kept;
+
+  void OnTopology(const Topology& t) override { topologies.push_back(t); }
+  void OnEvent(core::Event e) override { events.push_back(std::move(e)); }
+  bool OwnedByFresherSource(const std::string& target_id,
+                            const std::string& pane_id) const override {
+    return owned.count(target_id + "/" + pane_id) != 0;
+  }
+
+  std::optional<core::Signal> HookOpinion(const std::string& target_id,
+                                          const std::string& pane_id) const override {
+    auto it = hook.find(target_id + "/" + pane_id);
+    if (it == hook.end()) return std::nullopt;
+    return it->second;
+  }
+  void KeepScreen(detect::KeptScreen s) override { kept.push_back(std::move(s)); }
+
+  std::vector<core::Event> OfType(std::string_view type) const {
+    std::vector<core::Event> r;
+    for (const auto& e : events)
+      if (e.event_type == type) r.push_back(e);
+    return r;
+  }
+};
+
+}  // namespace agt::agg::testing

@@ -1,0 +1,303 @@
+// The CAP poller's scheduling and change detection, with a fake analyzer,
+// a fake sink and hand-moved time.
+#include "aggregator/observe/poller.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/agg/observe/fake_sink.h"
+
+namespace agt::agg {
+namespace {
+
+using core::kNsPerSec;
+using core::State;
+
+/// Reads the state off the screen's last line ("state:running"); asks for a
+/// recheck when the line says "settle".
+class ScriptAnalyzer final : public detect::Analyzer {
+ public:
+  int* calls;
+  explicit ScriptAnalyzer(int* c) : calls(c) {}
+  detect::Verdict Analyze(const detect::AnalyzerInput& in) override {
+    ++*calls;
+    detect::Verdict v;
+    std::string last;
+    for (const auto& l : in.screen->lines)
+      if (!l.empty()) last = l;
+    EXPECT_TRUE(in.captured);
+    if (last == "settle") {
+      v.signal.state = in.now >= in.last_output + kNsPerSec ? State::kWaitingApproval : State::kRunning;
+      v.recheck_at = in.now >= in.last_output + kNsPerSec ? 0 : in.last_output + kNsPerSec;
+    } else if (last == "nothing") {
+      v.signal.state = State::kUnknown;
+      v.signal.reason_code = "no_rule_matched";
+    } else if (last.starts_with("state:")) {
+      v.signal.state = *core::ParseState(last.substr(6));
+      v.signal.rule_id = "r." + last.substr(6);
+      v.signal.evidence = last;
+    } else {
+      v.signal.state = State::kUnknown;
+      v.signal.reason_code = "unsupported_signal";
+    }
+    v.signal.confidence = core::Confidence::kHigh;
+    return v;
+  }
+};
+
+class PollerTest : public ::testing::Test {
+ protected:
+  testing::FakeSink sink;
+  int calls = 0;
+  TimeNs now = 1000 * kNsPerSec;
+  // The scheduling rules below are shown without the burst settle; it has
+  // its own test.
+  static PollerOptions NoSettle() {
+    PollerOptions o;
+    o.burst_settle = 0;
+    return o;
+  }
+  AnalyzerFactory Scripted() {
+    return [this](std::string_view) { return std::make_unique<ScriptAnalyzer>(&calls); };
+  }
+  Poller poller{"host", "I", NoSettle(), Scripted(), sink};
+
+  static std::vector<PolledPane> Panes(std::vector<std::string> ids, int64_t pid = 50) {
+    std::vector<PolledPane> v;
+    for (auto& id : ids) {
+      PolledPane p;
+      p.pane_id = id;
+      p.agent_type = "claude";
+      p.agent_pid = pid;
+      p.rows = 5;
+      p.cols = 20;
+      v.push_back(p);
+    }
+    return v;
+  }
+  void Watch(std::vector<std::string> ids, int64_t pid = 50) { poller.SetPanes(Panes(ids, pid), now); }
+  std::vector<State> States() {
+    std::vector<State> r;
+    for (auto& e : sink.OfType("state_changed")) r.push_back(e.signal->state);
+    return r;
+  }
+};
+
+TEST_F(PollerTest, NewPaneCapturedOnceThenOnlyWhenMarked) {
+  Watch({"%1", "%2"});
+  auto due = poller.TakeDueCaptures(now);
+  EXPECT_EQ(due, (std::vector<std::string>{"%1", "%2"}));
+  EXPECT_TRUE(poller.TakeDueCaptures(now).empty());  // in flight
+  poller.OnCapture("%1", "hello\nstate:running\n\n", now);
+  poller.OnCapture("%2", "state:idle", now);
+  // Unchanged panes are never captured, however long we wait.
+  for (int i = 0; i < 100; ++i) {
+    now += kNsPerSec;
+    poller.Tick(now);
+    EXPECT_TRUE(poller.TakeDueCaptures(now).empty());
+  }
+  EXPECT_EQ(poller.captures(), 2);
+  EXPECT_EQ(poller.NextDeadline(), 0);
+  poller.MarkChanged("%2", now);
+  EXPECT_EQ(poller.TakeDueCaptures(now), (std::vector<std::string>{"%2"}));
+  EXPECT_EQ(poller.captures(), 3);
+}
+
+// A redraw arrives in pieces (clear, then the frame): the capture waits
+// burst_settle after the first mark, and later marks do not push it back.
+TEST_F(PollerTest, ARedrawIsCapturedAfterTheBurstSettles) {
+  Poller p{"host", "I", PollerOptions{}, Scripted(), sink};
+  p.SetPanes(Panes({"%1"}), now);
+  ASSERT_EQ(p.TakeDueCaptures(now).size(), 1u);  // a new pane: at once
+  p.OnCapture("%1", "state:idle", now);
+  now += 10 * kNsPerSec;
+  const TimeNs settle = PollerOptions{}.burst_settle;
+  ASSERT_GT(settle, 0);
+  p.MarkChanged("%1", now);
+  EXPECT_EQ(p.NextDeadline(), now + settle);
+  EXPECT_TRUE(p.TakeDueCaptures(now).empty());
+  p.MarkChanged("%1", now + settle / 2);
+  EXPECT_EQ(p.NextDeadline(), now + settle);
+  EXPECT_TRUE(p.TakeDueCaptures(now + settle - 1).empty());
+  ASSERT_EQ(p.TakeDueCaptures(now + settle).size(), 1u);
+  // Within the interval, the interval still decides.
+  p.OnCapture("%1", "state:waiting_input", now + settle);
+  p.MarkChanged("%1", now + settle + 1);
+  EXPECT_EQ(p.NextDeadline(), now + settle + PollerOptions{}.active_interval);
+}
+
+TEST_F(PollerTest, SendsOnlyChangedVerdicts) {
+  Watch({"%1"});
+  (void)poller.TakeDueCaptures(now);
+  poller.OnCapture("%1", "state:running", now);
+  for (int i = 0; i < 3; ++i) {
+    now += 3 * kNsPerSec;
+    poller.MarkChanged("%1", now);
+    ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+    poller.OnCapture("%1", "x" + std::to_string(i) + "\nstate:running", now);
+  }
+  now += 3 * kNsPerSec;
+  poller.MarkChanged("%1", now);
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "state:waiting_input", now);
+  EXPECT_EQ(States(), (std::vector<State>{State::kRunning, State::kWaitingInput}));
+  auto ev = sink.OfType("state_changed");
+  EXPECT_EQ(ev[0].source, core::Source::kPoller);
+  EXPECT_EQ(ev[0].target_id, "host");
+  EXPECT_EQ(ev[0].pane_id, "%1");
+  EXPECT_EQ(ev[0].pid, 50);
+  EXPECT_EQ(ev[0].signal->rule_id, "r.running");
+  EXPECT_NE(ev[0].dedupe_key, ev[1].dedupe_key);
+  EXPECT_EQ(ev[1].event_time, now);
+}
+
+TEST_F(PollerTest, IdleBackoffDoublesAndResetsOnChange) {
+  Watch({"%1"});
+  (void)poller.TakeDueCaptures(now);
+  poller.OnCapture("%1", "same", now);
+  TimeNs last = now;
+  // Marked but unchanged captures: spacing 2 s, 4, 8, 16, 30, 30.
+  std::vector<TimeNs> expect = {2, 4, 8, 16, 30, 30};
+  for (TimeNs gap : expect) {
+    poller.MarkChanged("%1", now);
+    EXPECT_EQ(poller.NextDeadline(), last + gap * kNsPerSec);
+    now = last + gap * kNsPerSec - 1;
+    EXPECT_TRUE(poller.TakeDueCaptures(now).empty());
+    now += 1;
+    ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+    poller.OnCapture("%1", "same", now);
+    last = now;
+  }
+  poller.MarkChanged("%1", now);
+  now += 30 * kNsPerSec;
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "different", now);
+  poller.MarkChanged("%1", now);
+  EXPECT_EQ(poller.NextDeadline(), now + 2 * kNsPerSec);
+}
+
+TEST_F(PollerTest, RecheckReanalysesWithoutCapturing) {
+  Watch({"%1"});
+  (void)poller.TakeDueCaptures(now);
+  poller.OnCapture("%1", "settle", now);
+  EXPECT_EQ(poller.NextDeadline(), now + kNsPerSec);
+  now += kNsPerSec;
+  poller.Tick(now);
+  EXPECT_EQ(States(), (std::vector<State>{State::kRunning, State::kWaitingApproval}));
+  EXPECT_EQ(poller.captures(), 1);
+  EXPECT_EQ(poller.NextDeadline(), 0);
+}
+
+TEST_F(PollerTest, SilentWhileAFresherSourceOwnsThePane) {
+  Watch({"%1"});
+  sink.owned.insert("host/%1");
+  EXPECT_TRUE(poller.TakeDueCaptures(now).empty());
+  EXPECT_EQ(poller.NextDeadline(), 0);
+  sink.owned.clear();
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "state:running", now);
+  sink.owned.insert("host/%1");
+  now += 3 * kNsPerSec;
+  poller.MarkChanged("%1", now);
+  EXPECT_TRUE(poller.TakeDueCaptures(now).empty());
+  sink.owned.clear();
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "state:running", now);  // same verdict, but re-sent after ownership
+  EXPECT_EQ(States(), (std::vector<State>{State::kRunning, State::kRunning}));
+}
+
+TEST_F(PollerTest, AScreenNoRuleReadsIsKeptOnceAfterThreeSeconds) {
+  Watch({"%1"});
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "something new\nnothing", now);
+  EXPECT_TRUE(sink.kept.empty());
+  EXPECT_EQ(poller.NextDeadline(), now + 3 * kNsPerSec) << "a quiet unreadable screen is judged too";
+  now += 3 * kNsPerSec;
+  poller.Tick(now);
+  ASSERT_EQ(sink.kept.size(), 1u);
+  const detect::KeptScreen& k = sink.kept[0];
+  EXPECT_EQ(k.reason, "no_rule_matched");
+  EXPECT_EQ(k.mode, "CAP");
+  EXPECT_EQ(k.agent_type, "claude");
+  EXPECT_EQ(k.target_id, "host");
+  EXPECT_EQ(k.pane_id, "%1");
+  EXPECT_EQ(k.state, State::kUnknown);
+  EXPECT_EQ(k.screen.lines, (std::vector<std::string>{"something new", "nothing"}));
+  EXPECT_FALSE(k.hook_state.has_value());
+  now += 10 * kNsPerSec;
+  poller.Tick(now);
+  poller.MarkChanged("%1", now);
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "still\nnothing", now);
+  now += 5 * kNsPerSec;
+  poller.Tick(now);
+  EXPECT_EQ(sink.kept.size(), 1u) << "once per spell";
+}
+
+TEST_F(PollerTest, AScreenThatContradictsTheHooksForThreeSecondsIsKept) {
+  core::Signal wait;
+  wait.state = State::kWaitingApproval;
+  wait.rule_id = "claude.PermissionRequest";
+  sink.hook["host/%1"] = wait;
+  Watch({"%1"});
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  // The hooks say a dialog waits; the screen (a dialog no rule reads, a
+  // spinner left on) says running.
+  poller.OnCapture("%1", "state:running", now);
+  now += 2 * kNsPerSec;
+  poller.Tick(now);
+  EXPECT_TRUE(sink.kept.empty());
+  now += kNsPerSec;
+  poller.Tick(now);
+  ASSERT_EQ(sink.kept.size(), 1u);
+  EXPECT_EQ(sink.kept[0].reason, "contradicts_hook");
+  EXPECT_EQ(sink.kept[0].state, State::kRunning);
+  ASSERT_TRUE(sink.kept[0].hook_state.has_value());
+  EXPECT_EQ(*sink.kept[0].hook_state, State::kWaitingApproval);
+  EXPECT_EQ(sink.kept[0].hook_rule_id, "claude.PermissionRequest");
+}
+
+TEST_F(PollerTest, AgreementOrAShortDisagreementKeepsNothing) {
+  core::Signal running;
+  running.state = State::kRunning;
+  sink.hook["host/%1"] = running;
+  Watch({"%1"});
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "state:running", now);      // agrees
+  now += 10 * kNsPerSec;
+  poller.Tick(now);
+  poller.MarkChanged("%1", now);
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "state:idle", now);         // disagrees...
+  now += kNsPerSec;
+  sink.hook["host/%1"].state = State::kCompleted;    // ...until the hooks catch up
+  now += 3 * kNsPerSec;
+  poller.Tick(now);
+  EXPECT_TRUE(sink.kept.empty());
+}
+
+TEST_F(PollerTest, NewAgentPidStartsOverAndGonePanesAreForgotten) {
+  Watch({"%1"});
+  (void)poller.TakeDueCaptures(now);
+  poller.OnCapture("%1", "state:running", now);
+  Watch({"%1"}, 77);
+  EXPECT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "state:running", now);
+  EXPECT_EQ(States().size(), 2u);
+  Watch({});
+  EXPECT_FALSE(poller.Watching("%1"));
+  poller.OnCapture("%1", "state:idle", now);  // late reply: ignored
+  EXPECT_EQ(States().size(), 2u);
+}
+
+TEST(VerdictChanged, EvidenceAloneDoesNotCount) {
+  core::Signal a, b;
+  a.state = b.state = State::kRunning;
+  a.evidence = "12s";
+  b.evidence = "13s";
+  EXPECT_FALSE(VerdictChanged(a, b));
+  b.detail.choices = {"Yes"};
+  EXPECT_TRUE(VerdictChanged(a, b));
+}
+
+}  // namespace
+}  // namespace agt::agg
