@@ -138,6 +138,23 @@ TEST(Fusion, Row1bAnsweredRunningLosesToAReadableScreenOfTheOtherKind) {
   EXPECT_EQ(r.rule[I(Source::kHook)], fusion_rule::kHookWaitingClearedByScreen);
 }
 
+TEST(Fusion, Row1AStaleScreenNeverEndsAFreshHookWait) {
+  Set s;
+  s.HookTurn(0.5).ScreenWait(1.2);
+  s.Add(Cand(Source::kHook, State::kWaitingApproval, 1))
+      .Add(Cand(Source::kPoller, State::kIdle, 2), /*fresh=*/false);
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kHook);
+  EXPECT_FALSE(r.answered[I(Source::kHook)]);
+  Set unknown;
+  unknown.HookTurn(0.5).ScreenWait(1.2);
+  unknown.Add(Cand(Source::kHook, State::kWaitingApproval, 1))
+      .Add(Cand(Source::kWrapper, State::kUnknown, 2, Confidence::kLow), /*fresh=*/false);
+  FusionResult u = unknown.Run();
+  EXPECT_EQ(u.winner, Source::kHook);
+  EXPECT_FALSE(u.answered[I(Source::kHook)]) << "a stale screen cannot say the dialog went";
+}
+
 TEST(Fusion, Row1AlsoClearsAHookError) {
   Set s;
   s.Add(Cand(Source::kHook, State::kError, 1)).Add(Cand(Source::kPoller, State::kIdle, 2));
