@@ -137,7 +137,8 @@ class Session {
   uv_signal_t signals_[sizeof kSignals / sizeof kSignals[0]]{};
 
   std::unique_ptr<ScreenPipeline> pipeline_;
-  std::string set_version_;             // the pattern set reading this agent
+  bool own_set_ = false;                // the agent has a pattern set of its own
+  std::string set_version_;             // and this is its version
   detect::StuckUnknownWatch unknown_watch_;
   std::unique_ptr<CastWriter> recorder_;
   std::unique_ptr<EventEmitter> emitter_;
@@ -471,7 +472,9 @@ void Session::RunAnalysis(core::TimeNs now) {
 // A screen no rule read for a few seconds is kept (redacted, bounded) for
 // `agtmux patterns doctor`: once per spell, a single small write.
 void Session::WatchUnreadable(core::TimeNs now) {
-  if (opts_.screens_dir.empty() || !redactor_ || !events_) return;
+  // Only an agent with a pattern set of its own: `agtmux wrap -- vim` shows
+  // the user's files, which no rule is meant to read.
+  if (opts_.screens_dir.empty() || !redactor_ || !events_ || !own_set_) return;
   const core::Signal& s = pipeline_->last_signal();
   if (!unknown_watch_.Observe(s, now)) return;
   detect::KeptScreen k;
@@ -543,7 +546,7 @@ int Session::Run() {
   po.rows = rows_;
   po.cols = cols_;
   po.agent_type = opts_.agent_type;
-  pipeline_ = std::make_unique<ScreenPipeline>(po, MakeAnalyzer(opts_.agent_type, &set_version_));
+  pipeline_ = std::make_unique<ScreenPipeline>(po, MakeAnalyzer(opts_.agent_type, &own_set_, &set_version_));
   if (!opts_.record_path.empty()) {
     CastHeader h;
     h.width = cols_;

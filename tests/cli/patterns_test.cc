@@ -181,14 +181,24 @@ TEST_F(PatternsTest, AnUnreadableWrappedScreenIsKeptListedAndMadeAFixture) {
       "export ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD\n"
       "  ⟡⟡ a footer from a release nobody recorded\n");
   WrapInTmux("cat " + screen + "; sleep 30");
+  // Beside it, the same screen under `agtmux wrap -- sh`: no pattern set of
+  // its own reads a plain command, and its screen (the user's files) is
+  // never kept.
+  ASSERT_EQ(env_.Run({"/usr/bin/tmux", "-L", tmux_name_, "new-window", "-d",
+                      std::string(AGTMUX_BIN) + " wrap -- sh -c 'cat " + screen + "; sleep 30'"})
+                .status,
+            0);
   const std::string kept_dir = env_.state_dir() + "/screens";
-  std::string kept;
-  ASSERT_TRUE(PollUntil([&] {
-    if (!fs::exists(kept_dir)) return false;
-    for (const auto& e : fs::directory_iterator(kept_dir))
-      if (e.path().extension() == ".json") kept = e.path().string();
-    return !kept.empty();
-  }, 20000)) << "no screen kept in " << kept_dir;
+  auto kept_files = [&] {
+    std::vector<std::string> out;
+    if (fs::exists(kept_dir))
+      for (const auto& e : fs::directory_iterator(kept_dir))
+        if (e.path().extension() == ".json") out.push_back(e.path().string());
+    return out;
+  };
+  ASSERT_TRUE(PollUntil([&] { return !kept_files().empty(); }, 20000)) << "no screen kept in " << kept_dir;
+  EXPECT_FALSE(PollUntil([&] { return kept_files().size() > 1; }, 1500)) << "the sh pane's screen was kept";
+  const std::string kept = kept_files().front();
   const std::string bytes = ReadAll(kept);
   EXPECT_EQ(bytes.find("sk-ant-api03-abcdefghijklmnopqrstuvwxyz"), std::string::npos) << bytes;
   EXPECT_NE(bytes.find("Something agtmux has never seen"), std::string::npos) << bytes;
