@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 
+#include "aggregator/daemon/daemon_core.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/collector_runtimes.h"
 #include "aggregator/observe/poller.h"
@@ -54,10 +55,9 @@ core::Result<double> StartWall(const std::string& dir) {
   return d["recording"]["start_wall"].GetDouble();
 }
 
-// The daemon's rule for a pane a fresher source owns (DaemonCore::
-// OwnedByFresherSource, aggregator/daemon/daemon_core.cc): the poller stays silent
-// while the wrapper owns the runtime or a non-poller source was seen within
-// `fresh_owner` (the daemon's default, 60 s).
+// The poller's sink: the engine, and the daemon's own rule for a pane a
+// fresher source owns (agg::FresherSourceOwns, as DaemonCore asks it) with
+// the daemon's default freshness (CoreOptions::fresh_owner).
 class EngineSink final : public agg::CollectorSink {
  public:
   EngineSink(const state::Engine& engine, const TimeNs& now) : engine_(engine), now_(now) {}
@@ -67,17 +67,12 @@ class EngineSink final : public agg::CollectorSink {
                             const std::string& pane_id) const override {
     const state::Runtime* rt = engine_.ActiveRuntime(target_id, pane_id);
     if (rt == nullptr) return false;
-    if (rt->owner == core::Source::kWrapper) return true;
-    for (const state::Candidate& c : engine_.Candidates(rt->runtime_id)) {
-      if (c.source == core::Source::kPoller || c.stale) continue;
-      if (now_ - c.seen_at <= kFreshOwner) return true;
-    }
-    return false;
+    return agg::FresherSourceOwns(*rt, engine_.Candidates(rt->runtime_id), now_,
+                                  agg::CoreOptions{}.fresh_owner);
   }
   std::vector<core::Event> out;
 
  private:
-  static constexpr TimeNs kFreshOwner = 60 * core::kNsPerSec;
   const state::Engine& engine_;
   const TimeNs& now_;
 };
