@@ -53,7 +53,7 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   return out;
 }
 
-Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t new_file_mode) {
+Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t new_file_mode, bool sync) {
   mode_t mode = new_file_mode;
   struct stat st{};
   if (::stat(path.c_str(), &st) == 0) mode = st.st_mode & 07777;
@@ -67,9 +67,10 @@ Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t ne
   };
   if (!WriteAll(fd.get(), data)) return fail(errno);
   if (::fchmod(fd.get(), mode) != 0) return fail(errno);
-  if (::fsync(fd.get()) != 0) return fail(errno);
+  if (sync && ::fsync(fd.get()) != 0) return fail(errno);
   if (::close(fd.Release()) != 0) return fail(errno);
   if (::rename(tmp.c_str(), path.c_str()) != 0) return fail(errno);
+  if (!sync) return Ok();
 
   // The rename is durable once the directory is: fsync it too.
   const size_t slash = path.rfind('/');

@@ -3,6 +3,7 @@
 // and the field, so a user can fix an override without reading our code.
 #include "libagtcore/detect/pattern_set.h"
 
+#include <algorithm>
 #include <set>
 
 #include "libagtcore/toml_parse.h"
@@ -272,7 +273,7 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto keys = CheckKeys(t,
                         {"cursor", "footer", "footer_within", "max_gap", "hint",
                          "question", "column_gap", "wrap_margin", "scroll_marker",
-                         "cursor_off_list"},
+                         "cursor_off_list", "unnumbered", "dialog_top"},
                         ctx, "[menu]");
   if (!keys.ok()) return keys.error();
   MenuStyle m;
@@ -282,7 +283,8 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
     m.cursor_glyphs = *g;
   }
   for (auto [key, dst] : {std::pair{"footer", &m.footer}, std::pair{"hint", &m.hint},
-                          std::pair{"question", &m.question}}) {
+                          std::pair{"question", &m.question},
+                          std::pair{"dialog_top", &m.dialog_top}}) {
     auto re = CompileField(t, key, ctx, ro);
     if (!re.ok()) return re.error();
     *dst = *re;
@@ -305,6 +307,9 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto off = GetBool(t, "cursor_off_list", ctx, false);
   if (!off.ok()) return off.error();
   m.cursor_off_list = *off;
+  auto unnumbered = GetBool(t, "unnumbered", ctx, false);
+  if (!unnumbered.ok()) return unnumbered.error();
+  m.unnumbered = *unnumbered;
   return m;
 }
 
@@ -436,6 +441,11 @@ PatternSet MergePatternSets(const PatternSet& builtin, const PatternSet& user) {
   PatternSet out = builtin;
   out.path = user.path + " (over " + builtin.path + ")";
   if (!user.version.empty()) out.version = builtin.version + "+" + user.version;
+  // A user file that reads a newer release says so: its versions count as
+  // verified too (libagtcore/detect/verified.h).
+  for (const auto& v : user.verified_on)
+    if (std::find(out.verified_on.begin(), out.verified_on.end(), v) == out.verified_on.end())
+      out.verified_on.push_back(v);
   if (user.menu.footer || user.menu.hint || user.menu.question) out.menu = user.menu;
   auto pick = [](int u, int b) { return u >= 0 ? u : b; };
   out.timing.activity_ms = pick(user.timing.activity_ms, builtin.timing.activity_ms);

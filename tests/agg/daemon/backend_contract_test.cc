@@ -59,6 +59,9 @@ TEST_P(StateCoreContract, AStartedRuntimeThenItsSignal) {
   EXPECT_EQ(core_->FindPane("host", "%1")->runtime_id, "w1");
   EXPECT_EQ(core_->AllPanes().size(), 1u);
   EXPECT_EQ(core_->FindPane("host", "%2"), nullptr);
+  state::FusionResult why = core_->Explain("host", "%1", T(1));
+  EXPECT_TRUE(why.has_winner);
+  EXPECT_EQ(why.winner, core::Source::kHook);
 }
 
 TEST_P(StateCoreContract, ADuplicateChangesNothingAndReusedEffectsAreOverwritten) {

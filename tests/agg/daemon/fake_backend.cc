@@ -108,6 +108,16 @@ const state::Runtime* FakeStateCore::ActiveRuntime(const std::string& target_id,
 
 std::vector<state::Candidate> FakeStateCore::Candidates(const std::string&) const { return {}; }
 
+state::FusionResult FakeStateCore::Explain(const std::string& target_id, const std::string& pane_id,
+                                           core::TimeNs) const {
+  state::FusionResult r;
+  if (const state::PaneState* ps = FindPane(target_id, pane_id); ps && ps->has_source) {
+    r.has_winner = r.any_present = true;
+    r.winner = ps->source;
+  }
+  return r;
+}
+
 void FakeStateCore::Restore(const state::EngineSnapshot& snapshot) {
   restored.push_back(snapshot);
   runtimes_.clear();

@@ -45,6 +45,9 @@ class FakeStateCore final : public StateCore {
   const state::Runtime* FindRuntime(const std::string& runtime_id) const override;
   const state::Runtime* ActiveRuntime(const std::string& target_id, const std::string& pane_id) const override;
   std::vector<state::Candidate> Candidates(const std::string& runtime_id) const override;
+  /// The pane's deciding source as the winner; no per-source verdicts.
+  state::FusionResult Explain(const std::string& target_id, const std::string& pane_id,
+                              core::TimeNs now) const override;
   void Restore(const state::EngineSnapshot& snapshot) override;
   const char* name() const override { return "fake-engine"; }
 
