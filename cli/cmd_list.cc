@@ -1,5 +1,5 @@
 // `agtmux list panes|windows|sessions`: the read side of the CLI. Every
-// spec §7.5 filter maps to a query parameter of GET /v1/<scope>; `--json`
+// view filter of docs/spec.md §11 maps to a query parameter of GET /v1/<scope>; `--json`
 // prints the daemon's stable schema unchanged, the default is a human table
 // aligned by display width with a summary line. Partial results (a target
 // down) are said on stderr and still printed.

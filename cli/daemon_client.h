@@ -1,6 +1,6 @@
 // The CLI's side of the daemon API: finding the socket, starting agtmuxd on
 // demand when nothing answers (like tmux starts its server), plain calls,
-// and the line stream of GET /v1/watch. Errors carry the spec's codes; an
+// and the line stream of GET /v1/watch. Errors carry the API's codes (docs/api.md); an
 // unreachable daemon is E_DAEMON_UNREACHABLE with a hint to start it.
 #pragma once
 

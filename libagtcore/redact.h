@@ -1,5 +1,5 @@
-// Redaction of secrets before text is stored, logged or shown (spec §6,
-// NFR-9). The rules are data: patterns/redaction.toml, one PCRE2 regex per
+// Redaction of secrets before text is stored, logged or shown (docs/spec.md §6
+// and §15). The rules are data: patterns/redaction.toml, one PCRE2 regex per
 // rule, compiled once (JIT when available). A match is replaced by
 // "[REDACTED:<rule id>]"; when the regex has a named group `secret`, only
 // that group is replaced, so "password=hunter2" keeps its "password=".

@@ -1,5 +1,5 @@
 // Resolution: from the facts the engine holds about a pane to the one
-// PaneState the user sees, in the order of spec §4: runtime guard (is there
+// PaneState the user sees, in the order of docs/spec.md §4: runtime guard (is there
 // an active runtime), target health, freshness (stale marks and TTLs), then
 // fusion (state/fusion.h) among the fresh candidates, then the completed ->
 // idle demotion guard. Also the read-only views of the engine.

@@ -1,4 +1,4 @@
-// Fusion (spec §3, docs/precedence.md): how the latest opinions of the four
+// Fusion (docs/spec.md §3, docs/precedence.md): how the latest opinions of the four
 // sources about one runtime become one pane state. Pure: the engine decides
 // which candidates exist and which are fresh; this file decides who wins.
 #pragma once

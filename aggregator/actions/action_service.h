@@ -1,4 +1,4 @@
-// The action path (spec §13): send, respond, attach, view-output and kill
+// The action path (docs/spec.md §13): send, respond, attach, view-output and kill
 // on one agent pane, with the fail-closed guarantees. Every accepted request is
 // first recorded (an `actions` row and an `action_snapshot` of the pane's
 // runtime and state_version), then checked (snapshot freshness, guards,

@@ -1,5 +1,5 @@
 // API v1 handlers (see api.h and docs/api.md). Each read handler parses the
-// spec §7.5 filters from the query, renders the view from the daemon core
+// view filters of docs/spec.md §11 from the query, renders the view from the daemon core
 // and wraps it in the common envelope: schema_version, generated_at,
 // filters, summary, the partial-result fields, items.
 #include "aggregator/http/api.h"

@@ -1,9 +1,9 @@
 // The daemon's HTTP/1.1 server on a libuv Unix-socket listener. It owns the
-// connections (keep-alive, pipelined requests answered in order), applies
-// the limits (header bytes, body bytes, header time), checks the peer's uid
-// with SO_PEERCRED, and turns every malformed request into a JSON error in
-// the spec's shape. Handlers run on the loop thread and answer at once, or
-// open a chunked stream (watch) that outlives the call.
+// connections (keep-alive, pipelined requests answered in order), applies the
+// limits (header bytes, body bytes, header time), checks the peer's uid with
+// SO_PEERCRED, and turns every malformed request into a JSON error in the API's
+// error shape (docs/api.md, Errors). Handlers run on the loop thread and answer
+// at once, or open a chunked stream (watch) that outlives the call.
 #pragma once
 
 #include <sys/types.h>

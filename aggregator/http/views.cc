@@ -1,8 +1,8 @@
-// Builds the API's read model (see views.h): joins topology and engine
-// state into pane rows, filters them with the spec §7.5 filters, rolls them
-// up into windows and sessions, and renders items with their identity.
-// Rendering is deterministic (sorted rows, fixed key order), so the watch
-// hub can diff two renderings item by item.
+// Builds the API's read model (see views.h): joins topology and engine state
+// into pane rows, filters them with the view filters of docs/spec.md §11, rolls
+// them up into windows and sessions, and renders items with their identity.
+// Rendering is deterministic (sorted rows, fixed key order), so the watch hub
+// can diff two renderings item by item.
 #include "aggregator/http/views.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // The read model of the API: what /v1/panes, /v1/windows, /v1/sessions and
 // /v1/watch show. A pane row joins the collectors' topology (session, window,
 // title, cwd, command) with the engine's resolved state and runtime; windows
-// and sessions roll those rows up. Filters are the spec §7.5 ones, parsed
-// from query parameters; every item carries its scope's `identity`.
+// and sessions roll those rows up. Filters are the view filters of docs/spec.md
+// §11, parsed from query parameters; every item carries its scope's `identity`.
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
-// The targets agtmuxd observes (spec §9): `host` (the local tmux server the
+// The targets agtmuxd observes (docs/spec.md §9): `host` (the local tmux server the
 // user's own `tmux` reaches) always, plus what `agtmux target add`
 // registered, persisted as JSON in <state_dir>/targets.json. Each target
 // also carries its live health, reported by its collector.

@@ -1,4 +1,4 @@
-// The SQLite store (spec §6): the engine's records, the audit trail of
+// The SQLite store (docs/spec.md §6): the engine's records, the audit trail of
 // events, the collectors' topology, and the actions audit rows, in one WAL
 // database written by one connection (the daemon's loop thread).
 //
