@@ -22,6 +22,7 @@
 
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/collector_runtimes.h"
+#include "aggregator/observe/loop_timer.h"
 #include "aggregator/observe/pane_scan.h"
 #include "aggregator/observe/poller.h"
 #include "aggregator/observe/tmux_control_client.h"
@@ -80,6 +81,7 @@ class LocalCollector {
   void SchedulePoll();
   void RunPoll();
   void ScheduleRefresh();
+  void PublishDownUnlessConnected();
 
   uv_loop_t* loop_;
   LocalCollectorOptions options_;
@@ -93,10 +95,10 @@ class LocalCollector {
   Topology topology_;
   bool published_ = false;
 
-  uv_timer_t* scan_timer_;
-  uv_timer_t* poll_timer_;
-  uv_timer_t* debounce_timer_;
-  uv_timer_t* grace_timer_;
+  LoopTimer scan_timer_;
+  LoopTimer poll_timer_;
+  LoopTimer debounce_timer_;
+  LoopTimer grace_timer_;
   bool refresh_in_flight_ = false;
   bool refresh_again_ = false;
   int64_t topology_reads_ = 0;
