@@ -45,6 +45,8 @@ LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
   ControlClientOptions co;
   co.tmux_bin = options_.tmux_bin;
   co.socket_path = options_.socket_path;
+  co.probe_interval = options_.probe_interval;
+  co.reconnect_min = options_.reconnect_min;
   TmuxControlClient::Callbacks cb;
   cb.on_connected = [this] { OnConnected(); };
   cb.on_notification = [this](const ControlNotification& n) { OnNotification(n); };

@@ -42,6 +42,9 @@ struct LocalCollectorOptions {
   /// server is reported as not running (avoids churn when only the attached
   /// session died).
   TimeNs down_grace = 1500 * core::kNsPerMs;
+  /// The control client's socket probe and attach retry (ControlClientOptions).
+  TimeNs probe_interval = 500 * core::kNsPerMs;
+  TimeNs reconnect_min = 250 * core::kNsPerMs;
   PollerOptions poller;
 };
 
