@@ -194,6 +194,8 @@ void DaemonCore::FlushQueued() {
 bool DaemonCore::OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const {
   const state::Runtime* rt = backend_.core->ActiveRuntime(target_id, pane_id);
   if (!rt) return false;
+  if (auto t = topologies_.find(target_id); t != topologies_.end() && OfAnotherServer(*rt, t->second))
+    return false;  // the old server's runtime owns nothing in the new one
   if (rt->owner == core::Source::kWrapper) return true;
   core::TimeNs now = clock_.Now();
   for (const state::Candidate& c : backend_.core->Candidates(rt->runtime_id)) {

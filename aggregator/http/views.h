@@ -61,6 +61,11 @@ struct ViewSources {
   const TargetRegistry* targets;
 };
 
+/// True when `rt` ran in an earlier instance of its target's tmux server:
+/// the topology's boot id is known and differs (spec: pane identity includes
+/// the server's boot id, so a new server's %0 is not the old %0).
+bool OfAnotherServer(const state::Runtime& rt, const Topology& topology);
+
 /// Every pane known (topology panes plus runtime-only panes), sorted by
 /// target, session, window index, pane index.
 std::vector<PaneRow> CollectPanes(const ViewSources& src);

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "aggregator/observe/loop_timer.h"
 #include "libagtcore/unique_fd.h"
 
 extern char** environ;
@@ -45,6 +46,17 @@ struct TmuxControlClient::Conn {
 
 namespace {
 
+/// True when a server accepts connections on `path` (a connect(), no fork).
+bool ServerListening(const std::string& path) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (path.size() >= sizeof sa.sun_path) return true;  // let tmux report it
+  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  core::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return true;
+  return connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
+}
+
 struct WriteReq {
   uv_write_t req;
   std::string data;
@@ -71,11 +83,58 @@ void TmuxControlClient::Start() {
   if (running_) return;
   running_ = true;
   backoff_ = options_.reconnect_min;
+  WatchSocketDir();
+  Spawn();
+}
+
+void TmuxControlClient::WatchSocketDir() {
+  if (watch_ || !running_) return;
+  const std::string& path = options_.socket_path;
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  auto* w = new uv_fs_event_t;
+  uv_fs_event_init(loop_, w);
+  w->data = this;
+  int rc = uv_fs_event_start(
+      w,
+      [](uv_fs_event_t* h, const char* filename, int, int status) {
+        if (status == 0 && h->data) static_cast<TmuxControlClient*>(h->data)->OnSocketEvent(filename);
+      },
+      dir.c_str(), 0);
+  if (rc != 0) {
+    // No directory yet (no tmux has run): the probe keeps looking, and
+    // tries the watch again each time.
+    uv_close(reinterpret_cast<uv_handle_t*>(w), [](uv_handle_t* h) { delete reinterpret_cast<uv_fs_event_t*>(h); });
+    return;
+  }
+  watch_ = w;
+}
+
+void TmuxControlClient::OnSocketEvent(const char* filename) {
+  if (!running_ || conn_ || filename == nullptr) return;
+  const std::string& path = options_.socket_path;
+  const size_t slash = path.rfind('/');
+  if (path.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos, filename) != 0) return;
+  // The socket was created, changed or removed while we are not attached:
+  // a server may be starting. Look now, and until it listens and has a
+  // session, again soon (fresh_retry, doubling; no fork while nothing
+  // listens).
+  uv_timer_stop(timer_);
+  fresh_ = true;
+  backoff_ = options_.fresh_retry;
   Spawn();
 }
 
 void TmuxControlClient::Stop() {
   running_ = false;
+  fresh_ = false;
+  if (watch_) {
+    watch_->data = nullptr;
+    uv_fs_event_stop(watch_);
+    uv_close(reinterpret_cast<uv_handle_t*>(watch_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_fs_event_t*>(h); });
+    watch_ = nullptr;
+  }
   uv_timer_stop(timer_);
   if (!conn_) return;
   Conn* c = conn_;
@@ -97,15 +156,6 @@ void TmuxControlClient::Stop() {
 
 bool TmuxControlClient::connected() const { return conn_ && conn_->connected; }
 
-static bool ServerListening(const std::string& path) {
-  sockaddr_un sa{};
-  sa.sun_family = AF_UNIX;
-  if (path.size() >= sizeof sa.sun_path) return true;  // let tmux report it
-  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
-  core::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return true;
-  return connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
-}
 
 void TmuxControlClient::Spawn() {
   // `tmux -C attach` starts a server when none runs (it then exits at once,
@@ -113,13 +163,9 @@ void TmuxControlClient::Spawn() {
   // per retry while tmux is not running.
   if (!ServerListening(options_.socket_path)) {
     ++probes_;
-    uv_timer_start(
-        timer_,
-        [](uv_timer_t* t) {
-          auto* self = static_cast<TmuxControlClient*>(t->data);
-          if (self->running_ && !self->conn_) self->Spawn();
-        },
-        uint64_t(options_.probe_interval / core::kNsPerMs), 0);
+    WatchSocketDir();
+    if (fresh_) ScheduleReconnect();  // created but not yet listening
+    else RetryIn(options_.probe_interval);
     return;
   }
   Conn* c = new Conn;
@@ -204,6 +250,7 @@ void TmuxControlClient::OnData(Conn* c, std::string_view bytes) {
     if (n.name == "session-changed") attached = true;
   if (!c->connected && (attached || !replies.empty())) {
     c->connected = true;
+    fresh_ = false;
     backoff_ = options_.reconnect_min;
     if (callbacks_.on_connected) callbacks_.on_connected();
     if (conn_ != c) return;  // stopped from the callback
@@ -237,13 +284,19 @@ void TmuxControlClient::ScheduleReconnect() {
   if (!running_) return;
   const core::TimeNs wait = backoff_;
   backoff_ = std::min(backoff_ * 2, options_.reconnect_max);
+  // Quick retries after a fresh socket last only up to the normal pace.
+  if (fresh_ && backoff_ > options_.reconnect_min) fresh_ = false;
+  RetryIn(wait);
+}
+
+void TmuxControlClient::RetryIn(core::TimeNs wait) {
   uv_timer_start(
       timer_,
       [](uv_timer_t* t) {
         auto* self = static_cast<TmuxControlClient*>(t->data);
         if (self->running_ && !self->conn_) self->Spawn();
       },
-      uint64_t(wait / core::kNsPerMs), 0);
+      TimerMs(wait), 0);
 }
 
 bool TmuxControlClient::Send(const std::string& command, ReplyFn done) {
