@@ -19,6 +19,25 @@ std::string S(const rapidjson::Value& o, const char* k) {
   return o.IsObject() && o.HasMember(k) && o[k].IsString() ? o[k].GetString() : "-";
 }
 
+}  // namespace
+
+std::string VerifiedLine(const rapidjson::Value& d) {
+  if (!d.IsObject() || !d.HasMember("verified")) return "";
+  const auto& v = d["verified"];
+  const std::string version = d.HasMember("runtime") ? S(d["runtime"], "agent_version") : "-";
+  std::string list;
+  if (d.HasMember("verified_on") && d["verified_on"].IsArray())
+    for (const auto& x : d["verified_on"].GetArray())
+      if (x.IsString()) list += (list.empty() ? "" : ", ") + std::string(x.GetString());
+  if (list.empty()) list = "none";
+  if (v.IsNull()) return "verified unknown: the agent's version is not known (the set is verified on " + list + ")\n";
+  if (v.IsBool() && v.GetBool()) return "verified yes: " + version + " (the set is verified on " + list + ")\n";
+  return "verified no: " + version + " is not a version the pattern set was verified on (" + list +
+         "); the state is read with unchecked rules (agtmux patterns doctor)\n";
+}
+
+namespace {
+
 int RunExplain(const std::string& ref, bool json) {
   auto client = DaemonClient::Open({});
   if (!client) return ReportError(client.error());
@@ -40,9 +59,13 @@ int RunExplain(const std::string& ref, bool json) {
   std::printf("\nsource   %s\n", S(d, "source").c_str());
   if (d.HasMember("runtime")) {
     const auto& rt = d["runtime"];
-    std::printf("runtime  %s (%s, announced by %s)\n", S(rt, "runtime_id").c_str(), S(rt, "agent_type").c_str(),
+    std::string agent = S(rt, "agent_type");
+    if (rt.IsObject() && rt.HasMember("agent_version") && rt["agent_version"].IsString())
+      agent += " " + std::string(rt["agent_version"].GetString());
+    std::printf("runtime  %s (%s, announced by %s)\n", S(rt, "runtime_id").c_str(), agent.c_str(),
                 S(rt, "owner").c_str());
   }
+  std::printf("%s", VerifiedLine(d).c_str());
   if (d.HasMember("candidates") && d["candidates"].IsArray() && !d["candidates"].Empty()) {
     Table t({"", "SOURCE", "STATE", "CONF", "RULE", "AGE", "EVIDENCE"});
     t.SetMaxWidth(6, 60);

@@ -50,18 +50,7 @@ core::Result<FileState> ReadFile(const std::string& path) {
 core::Status WriteAtomic(const std::string& path, const std::string& text, mode_t mode) {
   std::string dir = path.substr(0, path.rfind('/'));
   if (auto st = core::EnsureDir(dir, 0700); !st.ok()) return st;
-  std::string tmp = path + ".agtmux-tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return core::MakeError(core::Err::kIo, tmp + ": " + std::strerror(errno));
-  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ok && fchmod(fd, mode) == 0 && fsync(fd) == 0;
-  close(fd);
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string err = std::strerror(errno);
-    unlink(tmp.c_str());
-    return core::MakeError(core::Err::kIo, path + ": " + err);
-  }
-  return core::Ok();
+  return core::WriteFileAtomic(path, text, mode);
 }
 
 std::string Timestamp() {

@@ -82,6 +82,7 @@ int RunWrap(const WrapArgs& a, std::vector<std::string> argv) {
     if (paths) {
       o.socket_path = paths->socket_path;
       o.spool_dir = paths->spool_dir;
+      o.screens_dir = paths->screens_dir;
     } else {
       o.emit_events = false;  // no HOME: the passthrough still works
     }

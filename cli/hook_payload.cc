@@ -77,6 +77,28 @@ std::string ToolSubject(const rapidjson::Value& payload) {
   return "";
 }
 
+// Claude's AskUserQuestion input: {"questions":[{"question","header",
+// "options":[{"label","description"}],"multiSelect"}]}. The first question
+// and its option labels become the waiting detail (the dialog adds its own
+// rows, such as "Type something.", which only the screen sees).
+void QuestionDetail(const rapidjson::Value& payload, core::WaitingDetail* d) {
+  auto in = payload.FindMember("tool_input");
+  if (in == payload.MemberEnd() || !in->value.IsObject()) return;
+  auto qs = in->value.FindMember("questions");
+  if (qs == in->value.MemberEnd() || !qs->value.IsArray() || qs->value.Empty()) return;
+  const rapidjson::Value& q = qs->value[0];
+  if (!q.IsObject()) return;
+  d->details = Truncate(FirstLine(Str(q, "question")), 200);
+  auto multi = q.FindMember("multiSelect");
+  d->multi_select = multi != q.MemberEnd() && multi->value.IsBool() && multi->value.GetBool();
+  auto opts = q.FindMember("options");
+  if (opts == q.MemberEnd() || !opts->value.IsArray()) return;
+  for (const auto& o : opts->value.GetArray()) {
+    std::string label = Str(o, "label");
+    if (!label.empty()) d->choices.push_back(Truncate(FirstLine(label), 120));
+  }
+}
+
 Signal Make(State state, Confidence c, std::string rule_id, std::string evidence) {
   Signal s;
   s.state = state;
@@ -95,6 +117,15 @@ std::optional<Signal> ClaudeSignal(const std::string& name, const rapidjson::Val
     std::string subject = ToolSubject(p);
     return Make(State::kRunning, Confidence::kHigh, rule,
                 tool + (subject.empty() ? "" : ": " + subject));
+  }
+  if (name == "PermissionRequest" && tool == "AskUserQuestion") {
+    // A question reaches the permission hook too (2.1.330): it waits for
+    // an answer, not for an approval.
+    Signal s = Make(State::kWaitingInput, Confidence::kHigh, rule, "question asked");
+    s.detail.approval_type = "user_question";
+    QuestionDetail(p, &s.detail);
+    if (!s.detail.details.empty()) s.evidence = Truncate("question: " + s.detail.details, 300);
+    return s;
   }
   if (name == "PermissionRequest") {
     Signal s = Make(State::kWaitingApproval, Confidence::kHigh, rule,
@@ -160,6 +191,8 @@ std::string GeminiConfirmationType(const std::string& type, const std::string& t
   if (type == "edit") return "file_edit";
   if (type == "mcp") return "mcp";
   if (type == "info") return "network";
+  if (type == "exit_plan_mode") return "plan";
+  if (type == "ask_user") return "user_question";
   if (!tool.empty()) return ApprovalTypeForTool(tool);
   return "tool";
 }
@@ -204,6 +237,9 @@ std::optional<Signal> GeminiSignal(const std::string& name, const rapidjson::Val
       const rapidjson::Value empty(rapidjson::kObjectType);
       const rapidjson::Value& det = d != p.MemberEnd() && d->value.IsObject() ? d->value : empty;
       s.detail.approval_type = GeminiConfirmationType(Str(det, "type"), Str(det, "toolName"));
+      // ask_user's confirmation is a question (0.61.0 sends only its type
+      // and title, not the questions): the agent waits for an answer.
+      if (s.detail.approval_type == "user_question") s.state = State::kWaitingInput;
       for (const char* key : {"command", "fileName", "filePath", "url", "serverName"}) {
         std::string v = Str(det, key);
         if (!v.empty()) {

@@ -160,6 +160,7 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
     t.SetMaxWidth(1, 24);
     t.SetMaxWidth(2, 20);
     t.SetMaxWidth(8, 48);
+    std::string notes;
     for (const auto& it : items.GetArray()) {
       const auto& id = Obj(it, "identity");
       std::string state = Str(it, "state");
@@ -171,12 +172,29 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
       if (detail.empty() && state == "unknown") detail = Str(it, "reason_code");
       if (detail.empty()) detail = Str(it, "title");
       std::string source = Str(it, "source");
-      t.AddRow({Str(id, "target"), Str(id, "session_name"), window, Str(id, "pane_id"),
-                Str(it, "agent_type").empty() ? "-" : Str(it, "agent_type"), state,
+      std::string agent = Str(it, "agent_type").empty() ? "-" : Str(it, "agent_type");
+      // An agent version its pattern set was not verified on: the state is
+      // shown as read, with a mark and a note under the table.
+      const auto v = it.IsObject() ? it.FindMember("verified") : it.MemberEnd();
+      if (it.IsObject() && v != it.MemberEnd() && v->value.IsBool() && !v->value.GetBool()) {
+        agent += "!";
+        std::string list;
+        const auto vo = it.FindMember("verified_on");
+        if (vo != it.MemberEnd() && vo->value.IsArray())
+          for (const auto& x : vo->value.GetArray())
+            if (x.IsString()) list += (list.empty() ? "" : ", ") + std::string(x.GetString());
+        notes += "! " + Str(id, "pane_id") + " " + Str(it, "agent_type") + " " + Str(it, "agent_version") +
+                 ": not a version its pattern set was verified on (" + (list.empty() ? "none" : list) +
+                 ")\n";
+      }
+      t.AddRow({Str(id, "target"), Str(id, "session_name"), window, Str(id, "pane_id"), agent, state,
                 source.empty() ? "-" : source, Age(Str(it, "updated_at"), now), detail},
                {"", "", "", "", "", StateColor(state), "", "", ""});
     }
-    return t.Render(color);
+    if (!notes.empty())
+      notes = "\n" + notes + "  states are read with rules not checked on these versions; "
+              "agtmux patterns doctor shows screens they could not read\n";
+    return t.Render(color) + notes;
   }
   if (scope == "windows") {
     Table t({"TARGET", "SESSION", "WINDOW", "NAME", "PANES", "AGENTS", "TOP", "WAITING", "RUNNING"});

@@ -47,6 +47,9 @@ std::string StateColor(std::string_view state);
 /// shape /v1/panes and the watch stream carry. Ages are measured to `now`.
 std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& items, core::TimeNs now,
                              bool color, bool agent_summary);
+/// The `verified` line `agtmux explain` prints from a /v1/explain answer
+/// ("" when the answer has no `verified`). Defined in cmd_explain.cc.
+std::string VerifiedLine(const rapidjson::Value& explain);
 /// "3 agent panes: 1 waiting_approval, 2 running" from a `summary` object.
 std::string SummaryLine(const rapidjson::Value& summary);
 

@@ -10,7 +10,7 @@
 //                "detail"?: {"approval_type","details","choices","multi_select",
 //                            "cursor_position"}},
 //    "runtime"?: {"agent_type","cwd","argv_hash","tmux_socket","boot_id",
-//                 "started_at","pane_epoch"},
+//                 "agent_version"?, "started_at","pane_epoch"},
 //    "exit"?: {"code","signal"},
 //    "health"?: "ok|degraded|down",
 //    "raw_payload"?: "<redacted text>"}
@@ -49,6 +49,7 @@ struct RuntimeInfo {
   std::string boot_id;      // tmux_server_boot_id, when known
   TimeNs started_at = 0;
   int64_t pane_epoch = -1;  // -1: let the engine assign it
+  std::string agent_version;  // the agent CLI's version, "" when not found (libagtcore/agent_version.h)
   bool operator==(const RuntimeInfo&) const = default;
 };
 

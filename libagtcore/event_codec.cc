@@ -73,6 +73,7 @@ void EncodeRuntime(Writer& w, const RuntimeInfo& r) {
   Field(w, "argv_hash", r.argv_hash);
   Field(w, "tmux_socket", r.tmux_socket);
   Field(w, "boot_id", r.boot_id);
+  if (!r.agent_version.empty()) Field(w, "agent_version", r.agent_version);
   TimeField(w, "started_at", r.started_at);
   w.Key("pane_epoch");
   w.Int64(r.pane_epoch);
@@ -296,6 +297,7 @@ Status DecodeRuntime(const Value& obj, RuntimeInfo* ri) {
   r.String("argv_hash", false, &ri->argv_hash);
   r.String("tmux_socket", false, &ri->tmux_socket);
   r.String("boot_id", false, &ri->boot_id);
+  r.String("agent_version", false, &ri->agent_version);
   r.Time("started_at", false, &ri->started_at);
   r.Int64("pane_epoch", false, &ri->pane_epoch);
   if (r.failed()) return r.error();

@@ -92,6 +92,7 @@ Result<Paths> ResolvePaths(const EnvFn& env) {
   p.db_path = p.state_dir + "/agtmux.db";
   p.log_path = p.state_dir + "/agtmuxd.log";
   p.spool_dir = p.state_dir + "/spool";
+  p.screens_dir = p.state_dir + "/screens";
   p.config_file = p.config_dir + "/config.toml";
   p.user_patterns_dir = p.config_dir + "/patterns";
   return p;

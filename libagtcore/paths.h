@@ -26,6 +26,7 @@ struct Paths {
   std::string db_path;      // state_dir/agtmux.db
   std::string log_path;     // state_dir/agtmuxd.log
   std::string spool_dir;    // state_dir/spool
+  std::string screens_dir;  // state_dir/screens: kept screens (detect/kept_screen.h)
   std::string config_file;  // config_dir/config.toml
   std::string user_patterns_dir;  // config_dir/patterns
 };

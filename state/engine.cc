@@ -351,8 +351,9 @@ Disposition Engine::Impl::ApplyToRuntime(const Event& e, RuntimeRec& r, uint64_t
   }
 
   Outcome o;
+  o.changed = RecordFusionMarks(r.marks, e, effective);
   if (type == et::kWrapperExited || type == et::kRuntimeEnded) {
-    o.changed = EndRuntime(r, std::max(effective, r.rt.started_at), fx);
+    o.changed |= EndRuntime(r, std::max(effective, r.rt.started_at), fx);
   } else if (type == et::kStaleDetected) {
     // From the poller (the reconciler) it marks every source; from a source
     // it marks that source's own opinion.

@@ -39,6 +39,7 @@ struct RuntimeBook {
   int64_t demoted_version = -1;  // newest guard version of a demotion_due, -1 = none
   TimeNs demoted_at = 0;         // ingested_at of that demotion_due
   std::array<TimeMark, core::kSourceCount> stale{};  // newest stale_detected per source
+  FusionMarks marks;             // row 1's memory (state/fusion.h)
   bool operator==(const RuntimeBook&) const = default;
 };
 

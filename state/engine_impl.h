@@ -37,6 +37,7 @@ struct RuntimeRec {
   PaneRec* pane = nullptr;     // null for a pane-less runtime (outside tmux)
   int64_t demoted_version = -1;
   TimeNs demoted_at = 0;
+  FusionMarks marks;           // has the screen seen the dialog a hook reports
   Runtime rt;
   std::array<Slot, core::kSourceCount> slots;
 };
@@ -151,6 +152,7 @@ struct Engine::Impl {
   std::map<std::pair<TimeNs, std::string>, InboxEntry> pending;
   StringSet pending_keys;                              // PendingKey(event) of those entries
   Signal demoted_signal;                               // reused by Resolve (no allocation per event)
+  Signal answered_signal;                              // the same, for row 1b
   // Reused by BindOrPark, which runs for every event without a runtime_id.
   std::string scratch_pending_key;
   std::string scratch_pane_key;

@@ -106,6 +106,7 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
     // audit trail, changes nothing.
     dedupe.Insert(r.dedupe_owner, e.source, e.dedupe_key);
     r.max_ingested = std::max(r.max_ingested, e.ingested_at);
+    RecordFusionMarks(r.marks, e, EffectiveTime(e, opt.skew_budget));
     if (r.pane != nullptr) {
       r.pane->max_ingested = std::max(r.pane->max_ingested, e.ingested_at);
       Resolve(*r.pane, now, fx);
@@ -121,12 +122,14 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
   r.rt.boot_id = info.boot_id;
   r.rt.pane_epoch = epoch;
   r.rt.agent_type = info.agent_type;
+  r.rt.agent_version = info.agent_version;
   r.rt.pid = e.pid;
   r.rt.started_at = started;
   r.rt.owner = e.source;
   r.max_ingested = e.ingested_at;
   r.dedupe_owner = dedupe.Intern(id);
   dedupe.Insert(r.dedupe_owner, e.source, e.dedupe_key);
+  RecordFusionMarks(r.marks, e, EffectiveTime(e, opt.skew_budget));
   if (e.signal) {
     slot.has_candidate = true;
     slot.candidate = Candidate{e.source, *e.signal, e.event_id, MakeOrderKey(e, opt.skew_budget),

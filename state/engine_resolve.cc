@@ -91,7 +91,7 @@ FusionResult Engine::Impl::FuseRuntime(const RuntimeRec& r, const TargetRec* t, 
     const bool aged = ttl > 0 && now - slot.candidate.seen_at > ttl;
     fresh[s] = !aged && !IsMarkedStale(r, t, static_cast<Source>(s));
   }
-  return Fuse(present, fresh);
+  return Fuse(present, fresh, r.marks);
 }
 
 void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
@@ -148,6 +148,17 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
       } else {
         const Candidate& c = r.slots[Idx(fr.winner)].candidate;
         signal = &c.signal;
+        if (fr.answered[Idx(fr.winner)]) {
+          // Row 1b: the screen saw the dialog go and cannot read what
+          // followed; the hook's turn goes on.
+          answered_signal.state = State::kRunning;
+          answered_signal.reason_code.clear();
+          answered_signal.confidence = Confidence::kMedium;
+          answered_signal.rule_id = fusion_rule::kAnsweredWait;
+          answered_signal.evidence = "answered: " + c.signal.evidence;
+          answered_signal.detail = {};
+          signal = &answered_signal;
+        }
         source = fr.winner;
         has_source = true;
         last_source_seq = c.key.source_seq;

@@ -21,7 +21,7 @@ EngineSnapshot Engine::Snapshot() const {
   EngineSnapshot snap;
   for (const auto& [id, r] : m.runtimes) {
     snap.runtimes.push_back(r.rt);
-    RuntimeBook book{id, r.max_ingested, r.demoted_version, r.demoted_at, {}};
+    RuntimeBook book{id, r.max_ingested, r.demoted_version, r.demoted_at, {}, r.marks};
     for (int s = 0; s < core::kSourceCount; ++s) {
       const Slot& slot = r.slots[s];
       book.stale[s] = slot.stale;
@@ -82,6 +82,7 @@ void Engine::Restore(const EngineSnapshot& snap) {
     r.max_ingested = b.max_ingested;
     r.demoted_version = b.demoted_version;
     r.demoted_at = b.demoted_at;
+    r.marks = b.marks;
     for (int s = 0; s < core::kSourceCount; ++s) r.slots[s].stale = b.stale[s];
   }
   for (const auto& [c, id] : snap.candidates) {

@@ -16,21 +16,38 @@ constexpr int Idx(Source s) { return static_cast<int>(s); }
 
 bool Newer(const Candidate& a, const Candidate& b) { return CompareAcross(a.key, b.key) > 0; }
 
-bool IsScreen(Source s) { return s == Source::kWrapper || s == Source::kPoller; }
-
 // Row 5's tie-break between candidates with the same state: which source
 // says that state best. A wait is the screen's (it shows the options the
 // user picks from, which a hook does not carry); anything else is a
 // lifecycle fact the hook knows and the screen only infers.
 bool SaysItBest(Source s, State state) { return NeedsAction(state) ? IsScreen(s) : !IsScreen(s); }
 
-// Row 1: a hook/notify waiting_* or error is superseded by a newer screen
-// candidate that shows something else (no hook fires when an approval is
-// granted; the screen sees the dialog go).
-bool Row1(const Candidate& hook, const Candidate& screen) {
-  State h = hook.signal.state;
-  bool h_sticky = NeedsAction(h) || h == State::kError;
-  return h_sticky && Newer(screen, hook) && screen.signal.state != h;
+// Row 1: how a newer screen reading ends a hook/notify waiting_* or error.
+// No hook fires when an approval is granted (and a deny by Esc may end the
+// turn without a Stop), so the screen is what sees a dialog go. But the
+// screen is also what misses a dialog it cannot read (a new agent release),
+// and then the hook's wait is the only knowledge there is: a screen reading
+// ends a hook wait only when it shows the dialog gone (the screen reported
+// a wait after the hook's last non-wait report, i.e. it saw this dialog,
+// and reads something else now) or the turn over (idle, completed or error
+// with high confidence). An unknown reading is no knowledge: it ends
+// nothing by itself, and after a dialog the screen saw go it leaves the
+// hook's turn running (row 1b).
+enum class HookEnd { kNone, kSuperseded, kAnswered };
+
+HookEnd Row1(const Candidate& hook, const Candidate& screen, const FusionMarks& marks) {
+  const State h = hook.signal.state;
+  const State s = screen.signal.state;
+  if (!Newer(screen, hook) || s == h) return HookEnd::kNone;
+  if (h == State::kError) return s == State::kUnknown ? HookEnd::kNone : HookEnd::kSuperseded;
+  if (!NeedsAction(h)) return HookEnd::kNone;
+  if (NeedsAction(s)) return HookEnd::kSuperseded;  // the screen reads the dialog that is there
+  const bool saw_dialog = !marks.screen_wait.empty() && marks.hook_turn < marks.screen_wait &&
+                          marks.screen_wait < MarkOf(screen.key);
+  if (s == State::kUnknown) return saw_dialog ? HookEnd::kAnswered : HookEnd::kNone;
+  const bool turn_over = (s == State::kIdle || s == State::kCompleted || s == State::kError) &&
+                         screen.signal.confidence == Confidence::kHigh;
+  return saw_dialog || turn_over ? HookEnd::kSuperseded : HookEnd::kNone;
 }
 
 // Rows 2 and 3: a screen candidate is superseded by a newer hook/notify
@@ -51,8 +68,20 @@ std::string_view Row2Or3(const Candidate& screen, const Candidate& hook) {
 
 }  // namespace
 
+bool RecordFusionMarks(FusionMarks& marks, const Event& e, TimeNs effective) {
+  if (!e.signal) return false;
+  const TimeMark mark{effective, e.ingested_at};
+  const bool wait = NeedsAction(e.signal->state);
+  TimeMark* m = nullptr;
+  if (IsScreen(e.source) && wait) m = &marks.screen_wait;
+  if (!IsScreen(e.source) && !wait) m = &marks.hook_turn;
+  if (m == nullptr || !(*m < mark)) return false;
+  *m = mark;
+  return true;
+}
+
 FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& present,
-                  const std::array<bool, core::kSourceCount>& fresh) {
+                  const std::array<bool, core::kSourceCount>& fresh, const FusionMarks& marks) {
   FusionResult r;
   std::array<bool, core::kSourceCount> alive{};
   for (int i = 0; i < core::kSourceCount; ++i) {
@@ -88,8 +117,15 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
       if (!alive[Idx(s)]) continue;
       const Candidate& hc = *present[Idx(h)];
       const Candidate& sc = *present[Idx(s)];
-      if (superseded[Idx(h)].empty() && Row1(hc, sc)) {
-        superseded[Idx(h)] = fusion_rule::kHookWaitingClearedByScreen;
+      switch (Row1(hc, sc, marks)) {
+        case HookEnd::kSuperseded:
+          if (superseded[Idx(h)].empty()) superseded[Idx(h)] = fusion_rule::kHookWaitingClearedByScreen;
+          break;
+        case HookEnd::kAnswered:
+          r.answered[Idx(h)] = true;
+          break;
+        case HookEnd::kNone:
+          break;
       }
       if (superseded[Idx(s)].empty()) {
         std::string_view rule = Row2Or3(sc, hc);
@@ -99,6 +135,7 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
   }
   for (int i = 0; i < core::kSourceCount; ++i) {
     if (alive[i] && !superseded[i].empty()) {
+      r.answered[i] = false;  // another screen source showed what followed
       alive[i] = false;
       r.verdict[i] = FusionVerdict::kSuperseded;
       r.rule[i] = superseded[i];
@@ -116,14 +153,16 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
     }
     const Candidate& c = *present[i];
     const Candidate& b = *present[best];
-    int pc = core::StatePrecedence(c.signal.state);
-    int pb = core::StatePrecedence(b.signal.state);
+    const State cs = FusedState(c, r.answered[i]);
+    const State bs = FusedState(b, r.answered[best]);
+    int pc = core::StatePrecedence(cs);
+    int pb = core::StatePrecedence(bs);
     if (pc != pb) {
       if (pc > pb) best = i;
       continue;
     }
-    bool ci = SaysItBest(static_cast<Source>(i), c.signal.state);
-    bool bi = SaysItBest(static_cast<Source>(best), b.signal.state);
+    bool ci = SaysItBest(static_cast<Source>(i), cs);
+    bool bi = SaysItBest(static_cast<Source>(best), bs);
     if (ci != bi) {
       if (ci) best = i;
       continue;
@@ -133,7 +172,7 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
   for (int i = 0; i < core::kSourceCount; ++i) {
     if (alive[i]) {
       r.verdict[i] = i == best ? FusionVerdict::kWon : FusionVerdict::kOutranked;
-      r.rule[i] = fusion_rule::kPrecedence;
+      r.rule[i] = r.answered[i] ? fusion_rule::kAnsweredWait : fusion_rule::kPrecedence;
     }
   }
   if (best >= 0) {

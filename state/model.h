@@ -35,6 +35,7 @@ struct Runtime {
   TimeNs started_at = 0;
   TimeNs ended_at = 0;        // 0 = active
   Source owner = Source::kPoller;  // who announced it: wrapper or collector (poller)
+  std::string agent_version;  // the agent CLI's version when its announcer knew it, else ""
   bool operator==(const Runtime&) const = default;
 };
 

@@ -17,7 +17,8 @@
 
 namespace agt::wrap {
 
-std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type) {
+std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type, bool* own_set,
+                                               std::string* set_version) {
   detect::LibraryOptions options;
   options.user_dir = detect::DefaultUserPatternsDir();
   options.only = {std::string(agent_type)};
@@ -26,6 +27,9 @@ std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type) {
     options.only = {"generic"};
     lib = detect::PatternLibrary::Load(options);
   }
+  const detect::PatternSet* own = lib->Find(agent_type);
+  if (own_set != nullptr) *own_set = own != nullptr;
+  if (set_version != nullptr) *set_version = own != nullptr ? own->version : "";
   return detect::CreateAnalyzer(std::move(lib), agent_type);
 }
 

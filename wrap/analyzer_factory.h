@@ -10,6 +10,10 @@
 namespace agt::wrap {
 
 /// The analyzer for `agent_type` ("claude", "codex", "generic", ...).
-std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type);
+/// `own_set`, when given, says whether the agent has a pattern set of its
+/// own (else the generic set reads it), and `set_version` is that set's version.
+std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type,
+                                               bool* own_set = nullptr,
+                                               std::string* set_version = nullptr);
 
 }  // namespace agt::wrap

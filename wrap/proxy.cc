@@ -23,7 +23,9 @@
 #include <optional>
 #include <string>
 
+#include "libagtcore/agent_version.h"
 #include "libagtcore/clock.h"
+#include "libagtcore/detect/kept_screen.h"
 #include "libagtcore/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/redact.h"
@@ -98,6 +100,7 @@ class Session {
   void Resize();
   void ArmAnalysis();
   void RunAnalysis(core::TimeNs now);
+  void WatchUnreadable(core::TimeNs now);
   void StopSelf();
   void Finish();
   void CloseAll();
@@ -134,6 +137,9 @@ class Session {
   uv_signal_t signals_[sizeof kSignals / sizeof kSignals[0]]{};
 
   std::unique_ptr<ScreenPipeline> pipeline_;
+  bool own_set_ = false;                // the agent has a pattern set of its own
+  std::string set_version_;             // and this is its version
+  detect::StuckUnknownWatch unknown_watch_;
   std::unique_ptr<CastWriter> recorder_;
   std::unique_ptr<EventEmitter> emitter_;
   std::unique_ptr<WrapperEvents> events_;
@@ -189,6 +195,8 @@ void Session::StartEvents(core::TimeNs started_wall) {
   if (const char* p = std::getenv("TMUX_PANE")) in.tmux_pane = p;
   in.wrapper_pid = ::getpid();
   in.started_at = started_wall;
+  // A readlink and a few small reads, once, before the loop runs.
+  if (auto v = core::AgentVersionFromProgram(opts_.exe_path)) in.agent_version = v->version;
   std::string boot_id;
   if (!in.tmux_env.empty()) {
     if (auto env = net::ParseTmuxEnv(in.tmux_env)) {
@@ -433,7 +441,9 @@ void Session::OnChildStatus() {
 }
 
 void Session::ArmAnalysis() {
-  const core::TimeNs due = pipeline_->next_analysis();
+  core::TimeNs due = pipeline_->next_analysis();
+  if (const core::TimeNs watch = unknown_watch_.deadline(); watch != 0 && !opts_.screens_dir.empty())
+    due = due == 0 ? watch : std::min(due, watch);
   if (due == 0 || finishing_) return;
   if (analysis_due_ != 0 && analysis_due_ <= due) return;
   analysis_due_ = due;
@@ -452,10 +462,38 @@ void Session::OnAnalysisDue() {
 
 void Session::RunAnalysis(core::TimeNs now) {
   auto sig = pipeline_->Analyze(now);
+  WatchUnreadable(now);
   if (!sig || !events_) return;
   core::Signal s = *sig;
   s.evidence = redactor_ ? redactor_->Redact(s.evidence) : std::string();
   emitter_->Emit(events_->StateChanged(s));
+}
+
+// A screen no rule read for a few seconds is kept (redacted, bounded) for
+// `agtmux patterns doctor`: once per spell, a single small write.
+void Session::WatchUnreadable(core::TimeNs now) {
+  // Only an agent with a pattern set of its own: `agtmux wrap -- vim` shows
+  // the user's files, which no rule is meant to read.
+  if (opts_.screens_dir.empty() || !redactor_ || !events_ || !own_set_) return;
+  const core::Signal& s = pipeline_->last_signal();
+  if (!unknown_watch_.Observe(s, now)) return;
+  detect::KeptScreen k;
+  k.kept_at = core::SystemClock::Get().Now();
+  k.reason = detect::kKeptNoRule;
+  k.mode = "PTY";
+  k.agent_type = opts_.agent_type;
+  k.agent_version = events_->identity().info.agent_version;
+  k.pattern_set_version = set_version_;
+  k.target_id = events_->identity().target_id;
+  k.pane_id = events_->identity().pane_id;
+  k.state = s.state;
+  k.reason_code = s.reason_code;
+  k.rule_id = s.rule_id;
+  k.title = pipeline_->scanner().signals().title;
+  k.screen = pipeline_->Snapshot();
+  detect::KeepLimits limits;
+  limits.sync = false;  // diagnostics: the page cache is enough, the loop must not wait on a disk
+  (void)detect::KeepScreen(opts_.screens_dir, std::move(k), *redactor_, limits);
 }
 
 void Session::Finish() {
@@ -508,7 +546,7 @@ int Session::Run() {
   po.rows = rows_;
   po.cols = cols_;
   po.agent_type = opts_.agent_type;
-  pipeline_ = std::make_unique<ScreenPipeline>(po, MakeAnalyzer(opts_.agent_type));
+  pipeline_ = std::make_unique<ScreenPipeline>(po, MakeAnalyzer(opts_.agent_type, &own_set_, &set_version_));
   if (!opts_.record_path.empty()) {
     CastHeader h;
     h.width = cols_;

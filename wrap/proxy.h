@@ -17,6 +17,9 @@ struct ProxyOptions {
   bool emit_events = true;           // off: no daemon traffic at all
   std::string socket_path;           // agtmuxd's socket
   std::string spool_dir;             // <state_dir>/spool
+  /// <state_dir>/screens: where a screen that stayed unreadable is kept
+  /// (libagtcore/detect/kept_screen.h); "" = keep none.
+  std::string screens_dir;
   unsigned flush_grace_ms = 500;     // at exit, how long to try the daemon
 };
 

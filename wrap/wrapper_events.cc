@@ -27,6 +27,7 @@ WrapperIdentity MakeIdentity(const IdentityInputs& in, std::string_view boot_id)
     if (auto env = net::ParseTmuxEnv(in.tmux_env)) id.info.tmux_socket = env->socket_path;
   }
   id.info.boot_id = std::string(boot_id);
+  id.info.agent_version = in.agent_version;
   id.info.started_at = in.started_at;
   id.info.pane_epoch = -1;
   id.runtime_id = core::DeriveRuntimeId(id.target_id, boot_id, id.pane_id, 0,

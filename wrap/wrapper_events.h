@@ -31,6 +31,7 @@ struct IdentityInputs {
   std::string cwd;
   std::string tmux_env;     // $TMUX, "" outside tmux
   std::string tmux_pane;    // $TMUX_PANE, "" outside tmux
+  std::string agent_version;  // from the program's files (core::AgentVersionFromProgram), may be ""
   int64_t wrapper_pid = 0;
   core::TimeNs started_at = 0;  // wall clock
 };

@@ -153,6 +153,7 @@ int RunDaemon(const DaemonOptions& opt) {
   co.backend.state_dir = paths.state_dir;
   co.backend.fast_durability = opt.fast_durability;
   co.targets_file = paths.state_dir + "/targets.json";
+  co.screens_dir = paths.screens_dir;
   co.host_socket = opt.host_socket;
   co.stream_id = core::NewUlid(clock.Now());
   auto core = DaemonCore::Create(&d.loop, clock, co);

@@ -5,8 +5,11 @@
 // transaction rather than one each.
 #include "aggregator/daemon/daemon_core.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
+#include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/ids.h"
 
 namespace agt::agg {
@@ -191,18 +194,53 @@ void DaemonCore::FlushQueued() {
   (void)Ingest(std::move(batch));
 }
 
+bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
+                       core::TimeNs now, core::TimeNs fresh_owner) {
+  if (rt.owner == core::Source::kWrapper) return true;
+  for (const state::Candidate& c : candidates) {
+    if (c.source != core::Source::kHook || c.stale || now - c.seen_at > fresh_owner) continue;
+    return c.signal.state == core::State::kRunning || c.signal.state == core::State::kCompleted;
+  }
+  return false;
+}
+
 bool DaemonCore::OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const {
   const state::Runtime* rt = backend_.core->ActiveRuntime(target_id, pane_id);
   if (!rt) return false;
   if (auto t = topologies_.find(target_id); t != topologies_.end() && OfAnotherServer(*rt, t->second))
     return false;  // the old server's runtime owns nothing in the new one
-  if (rt->owner == core::Source::kWrapper) return true;
-  core::TimeNs now = clock_.Now();
+  return FresherSourceOwns(*rt, backend_.core->Candidates(rt->runtime_id), clock_.Now(),
+                           options_.fresh_owner);
+}
+
+std::optional<core::Signal> DaemonCore::HookOpinion(const std::string& target_id,
+                                                    const std::string& pane_id) const {
+  const state::Runtime* rt = backend_.core->ActiveRuntime(target_id, pane_id);
+  if (!rt) return std::nullopt;
+  const core::TimeNs now = clock_.Now();
+  const state::FusionResult fr = backend_.core->Explain(target_id, pane_id, now);
+  std::optional<state::Candidate> best;
   for (const state::Candidate& c : backend_.core->Candidates(rt->runtime_id)) {
-    if (c.source == core::Source::kPoller || c.stale) continue;
-    if (now - c.seen_at <= options_.fresh_owner) return true;
+    if (state::IsScreen(c.source) || now - c.seen_at > options_.fresh_owner) continue;
+    // Only an opinion fusion still believes: one a screen reading ended
+    // (row 1, 1b) or a newer hook replaced is no disagreement.
+    const state::FusionVerdict v = fr.verdict[static_cast<int>(c.source)];
+    if (v != state::FusionVerdict::kWon && v != state::FusionVerdict::kOutranked) continue;
+    if (fr.answered[static_cast<int>(c.source)]) continue;
+    if (!best || best->seen_at < c.seen_at) best = c;
   }
-  return false;
+  if (!best) return std::nullopt;
+  return best->signal;
+}
+
+void DaemonCore::KeepScreen(detect::KeptScreen screen) {
+  if (options_.screens_dir.empty() || !redactor_) return;  // never unredacted
+  if (const state::Runtime* rt = backend_.core->ActiveRuntime(screen.target_id, screen.pane_id))
+    screen.agent_version = rt->agent_version;
+  if (const detect::PatternSet* set = detect::DefaultLibrary()->ForAgent(screen.agent_type))
+    screen.pattern_set_version = set->version;
+  auto kept = detect::KeepScreen(options_.screens_dir, std::move(screen), *redactor_);
+  if (!kept.ok()) spdlog::warn("keeping a screen: {}", kept.error().ToString());
 }
 
 void DaemonCore::Tick() {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,20 @@ struct CoreOptions {
   std::string stream_id;      // watch stream id (a new ULID per run)
   WatchOptions watch;
   core::TimeNs fresh_owner = 60 * core::kNsPerSec;  // PTY/HOOK ownership freshness
+  std::string screens_dir;    // <state_dir>/screens: kept screens ("" = keep none)
 };
+
+/// Whether a source fresher than a capture reads this runtime's pane, so
+/// that the CAP poller may stay silent (docs/observe.md): the wrapper
+/// always (it reads the screen itself); the agent's hooks (source hook)
+/// while their fresh opinion is running or completed, since they report
+/// what comes next (a permission, the turn's end). Never while the hooks
+/// report a wait (only the screen sees the dialog go, and has its options),
+/// an error, idle (a start-up dialog or question is only on screen) or
+/// unknown; never Codex's notify, which reports a turn's end and not the
+/// next turn's start. `candidates` are the runtime's (Engine::Candidates).
+bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
+                       core::TimeNs now, core::TimeNs fresh_owner);
 
 class DaemonCore final : public CollectorSink {
  public:
@@ -65,6 +79,9 @@ class DaemonCore final : public CollectorSink {
   void OnTopology(const Topology& topology) override;
   void OnEvent(core::Event event) override;
   bool OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const override;
+  std::optional<core::Signal> HookOpinion(const std::string& target_id,
+                                          const std::string& pane_id) const override;
+  void KeepScreen(detect::KeptScreen screen) override;
 
   /// Time-driven engine work (pending-bind expiry, demotions); the daemon
   /// calls it every second.

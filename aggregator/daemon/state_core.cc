@@ -24,6 +24,10 @@ class EngineCore final : public StateCore {
   const state::Runtime* ActiveRuntime(const std::string& t, const std::string& p) const override {
     return engine_.ActiveRuntime(t, p);
   }
+  state::FusionResult Explain(const std::string& target_id, const std::string& pane_id,
+                              core::TimeNs now) const override {
+    return engine_.Explain(target_id, pane_id, now);
+  }
   std::vector<state::Candidate> Candidates(const std::string& id) const override {
     return engine_.Candidates(id);
   }

@@ -28,6 +28,10 @@ class StateCore {
   virtual const state::Runtime* ActiveRuntime(const std::string& target_id,
                                               const std::string& pane_id) const = 0;
   virtual std::vector<state::Candidate> Candidates(const std::string& runtime_id) const = 0;
+  /// See state::Engine::Explain: how fusion judged each source of the
+  /// pane's active runtime at `now`.
+  virtual state::FusionResult Explain(const std::string& target_id, const std::string& pane_id,
+                                      core::TimeNs now) const = 0;
   /// Replaces everything the engine holds (daemon start-up, from the
   /// store's LoadSnapshot). See state::Engine::Restore.
   virtual void Restore(const state::EngineSnapshot& snapshot) = 0;

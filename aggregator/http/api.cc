@@ -287,7 +287,10 @@ class Api {
     j.Key("pid");
     row->runtime_pid ? j.Int(*row->runtime_pid) : j.Null();
     j.Key("owner").Str(rt ? core::SourceName(rt->owner) : "unknown");
+    j.Key("agent_version");
+    row->agent_version.empty() ? j.Null() : j.Str(row->agent_version);
     j.Key("started_at").Time(rt ? rt->started_at : 0).EndObject();
+    WriteVerification(j, row->agent_type, row->agent_version);
     const state::PaneState& ps = row->st;
     j.Key("state").Str(core::StateName(ps.signal.state));
     j.Key("reason_code");
@@ -298,7 +301,7 @@ class Api {
     j.Key("candidates").BeginArray();
     std::string why;
     for (const state::Candidate& c : st.Candidates(row->runtime_id)) {
-      bool winner = ps.has_source && c.source == ps.source && c.signal.state == ps.signal.state;
+      bool winner = ps.has_source && c.source == ps.source;
       j.BeginObject();
       j.Key("source").Str(core::SourceName(c.source)).Key("column").Str(core::SourceColumn(c.source));
       j.Key("state").Str(core::StateName(c.signal.state));
@@ -308,7 +311,12 @@ class Api {
       j.Key("seen_at").Time(c.seen_at).Key("age_seconds").Int((now - c.seen_at) / core::kNsPerSec);
       j.Key("stale").Bool(c.stale).Key("winner").Bool(winner);
       j.EndObject();
-      if (winner) {
+      if (winner && ps.signal.rule_id == state::fusion_rule::kAnsweredWait) {
+        why = std::string(core::SourceColumn(c.source)) + " (" + std::string(core::SourceName(c.source)) +
+              ") said " + std::string(core::StateName(c.signal.state)) +
+              "; the screen saw that dialog go and cannot read what followed, so the turn goes on: " +
+              "running (" + std::string(state::fusion_rule::kAnsweredWait) + ")";
+      } else if (winner) {
         why = std::string(core::SourceColumn(c.source)) + " (" + std::string(core::SourceName(c.source)) +
               ") decided " + std::string(core::StateName(c.signal.state)) +
               (c.signal.rule_id.empty() ? "" : " by rule " + c.signal.rule_id) + " with " +

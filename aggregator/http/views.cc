@@ -9,6 +9,8 @@
 #include <set>
 #include <tuple>
 
+#include "libagtcore/detect/pattern_analyzer.h"
+#include "libagtcore/detect/verified.h"
 #include "libagtcore/ref.h"
 
 namespace agt::agg {
@@ -150,6 +152,18 @@ bool OfAnotherServer(const state::Runtime& rt, const Topology& topology) {
          rt.boot_id != topology.boot_id;
 }
 
+void WriteVerification(JsonOut& j, const std::string& agent_type, const std::string& agent_version) {
+  const detect::Verification v =
+      detect::VerifyVersion(detect::DefaultLibrary().get(), agent_type, agent_version);
+  j.Key("agent_version");
+  agent_version.empty() ? j.Null() : j.Str(agent_version);
+  j.Key("verified");
+  v.verified ? j.Bool(*v.verified) : j.Null();
+  j.Key("verified_on").BeginArray();
+  for (const auto& x : v.verified_on) j.Str(x);
+  j.EndArray();
+}
+
 std::vector<PaneRow> CollectPanes(const ViewSources& src) {
   std::vector<PaneRow> rows;
   std::set<std::pair<std::string, std::string>> seen;
@@ -161,6 +175,7 @@ std::vector<PaneRow> CollectPanes(const ViewSources& src) {
     r.agent = true;
     r.runtime_id = rt->runtime_id;
     r.agent_type = rt->agent_type;
+    r.agent_version = rt->agent_version;
     r.runtime_pid = rt->pid;
     if (const state::PaneState* ps = src.core->FindPane(r.target, r.pane_id)) r.st = *ps;
   };
@@ -302,6 +317,11 @@ std::string PaneJson(const PaneRow& r, core::TimeNs now) {
   r.agent ? j.Str(r.runtime_id) : j.Null();
   j.Key("runtime_pid");
   r.runtime_pid ? j.Int(*r.runtime_pid) : j.Null();
+  if (r.agent) {
+    WriteVerification(j, r.agent_type, r.agent_version);
+  } else {
+    j.Key("agent_version").Null().Key("verified").Null().Key("verified_on").BeginArray().EndArray();
+  }
   j.Key("state_version").Int(has_state ? r.st.state_version : 0);
   j.Key("updated_at").Time(has_state ? r.st.updated_at : 0);
   j.Key("last_seen_at").Time(has_state ? r.st.last_seen_at : 0);

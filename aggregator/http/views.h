@@ -50,6 +50,7 @@ struct PaneRow {
   int64_t pid = 0;
   bool agent = false;             // an active runtime
   std::string runtime_id, agent_type;
+  std::string agent_version;      // "" = not known
   std::optional<int64_t> runtime_pid;
   state::PaneState st;            // valid when agent
 };
@@ -65,6 +66,11 @@ struct ViewSources {
 /// the topology's boot id is known and differs (spec: pane identity includes
 /// the server's boot id, so a new server's %0 is not the old %0).
 bool OfAnotherServer(const state::Runtime& rt, const Topology& topology);
+
+/// "agent_version", "verified", "verified_on" of a pane item and of
+/// /v1/explain (docs/api.md): whether the agent's version is one its
+/// pattern set was verified on. Says so; never changes the state.
+void WriteVerification(JsonOut& j, const std::string& agent_type, const std::string& agent_version);
 
 /// Every pane known (topology panes plus runtime-only panes), sorted by
 /// target, session, window index, pane index.

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "libagtcore/detect/kept_screen.h"
 #include "libagtcore/event.h"
 #include "libagtcore/state.h"
 
@@ -65,6 +67,17 @@ class CollectorSink {
   /// then stays silent for it (it may still cross-check and log).
   virtual bool OwnedByFresherSource(const std::string& target_id,
                                     const std::string& pane_id) const = 0;
+  /// The hooks' (hook or notify) fresh opinion of the pane, while the
+  /// engine still believes it (not superseded by a screen reading), for the
+  /// poller's contradiction check; nullopt when there is none.
+  virtual std::optional<core::Signal> HookOpinion(const std::string& /*target_id*/,
+                                                  const std::string& /*pane_id*/) const {
+    return std::nullopt;
+  }
+  /// Keeps a screen the poller could not read, or that contradicted the
+  /// hooks (libagtcore/detect/kept_screen.h). The sink adds what it knows
+  /// (the agent's version, the pattern set's version) and writes it.
+  virtual void KeepScreen(detect::KeptScreen /*screen*/) {}
 };
 
 }  // namespace agt::agg

@@ -7,6 +7,7 @@
 
 #include "aggregator/observe/identify_agent.h"
 #include "aggregator/observe/tmux_format.h"
+#include "libagtcore/agent_version.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/net/tmux_identity.h"
 
@@ -54,6 +55,12 @@ LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
   control_ = std::make_unique<TmuxControlClient>(loop_, co, cb);
   topology_.target_id = options_.target_id;
   topology_.socket_path = options_.socket_path;
+  // A local server's agents are this machine's processes: their version
+  // comes from their files (a readlink and a few small reads, once per runtime).
+  runtimes_.set_version_finder([](int64_t pid) {
+    auto v = core::AgentVersionFromProcess(pid);
+    return v ? v->version : std::string();
+  });
 }
 
 LocalCollector::~LocalCollector() {

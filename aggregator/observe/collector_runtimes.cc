@@ -28,6 +28,7 @@ core::Event RuntimeTracker::Make(std::string_view type, const std::string& pane_
   if (t.started_at > 0) e.start_hint = t.started_at;
   core::RuntimeInfo info;
   info.agent_type = t.agent_type;
+  info.agent_version = t.agent_version;
   info.boot_id = t.boot_id;
   info.tmux_socket = socket_path_;
   info.started_at = t.started_at;
@@ -70,6 +71,7 @@ std::vector<core::Event> RuntimeTracker::Update(const Topology& topology,
     t.boot_id = topology.boot_id;
     auto st = started_at.find(p->agent_pid);
     t.started_at = st == started_at.end() ? 0 : st->second;
+    if (version_of_ && t.agent_pid > 0) t.agent_version = version_of_(t.agent_pid);
     out.push_back(Make(core::event_type::kRuntimeObserved, pane_id, t, now));
     tracked_[pane_id] = t;
   }

@@ -6,6 +6,7 @@
 // skipped: the wrapper announces its own runtime.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -27,8 +28,14 @@ class RuntimeTracker {
   std::vector<core::Event> Update(const Topology& topology, const std::set<std::string>& wrapped,
                                   const std::map<int64_t, TimeNs>& started_at, TimeNs now);
 
+  /// How to find an agent process's version (core::AgentVersionFromProcess
+  /// for a local server; none for a remote one): asked once per new
+  /// runtime, its answer goes into runtime_observed's runtime.agent_version.
+  void set_version_finder(std::function<std::string(int64_t pid)> f) { version_of_ = std::move(f); }
+
   struct Tracked {
     std::string agent_type;
+    std::string agent_version;
     int64_t agent_pid = 0;
     int64_t pane_pid = 0;
     std::string boot_id;
@@ -45,6 +52,7 @@ class RuntimeTracker {
   std::string instance_;
   std::string socket_path_;
   std::map<std::string, Tracked> tracked_;  // pane_id -> the active runtime
+  std::function<std::string(int64_t)> version_of_;
   int64_t seq_ = 0;
 };
 

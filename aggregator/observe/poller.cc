@@ -20,6 +20,25 @@ bool VerdictChanged(const core::Signal& a, const core::Signal& b) {
          a.confidence != b.confidence || !(a.detail == b.detail);
 }
 
+namespace {
+
+enum class Kind { kWait, kWork, kRest, kOther };
+
+Kind KindOf(core::State s) {
+  if (core::NeedsAction(s)) return Kind::kWait;
+  if (s == core::State::kRunning) return Kind::kWork;
+  if (s == core::State::kIdle || s == core::State::kCompleted) return Kind::kRest;
+  return Kind::kOther;
+}
+
+}  // namespace
+
+bool ContradictsHooks(const core::Signal& hook, const core::Signal& screen) {
+  const Kind h = KindOf(hook.state);
+  const Kind s = KindOf(screen.state);
+  return h != Kind::kOther && s != Kind::kOther && h != s;
+}
+
 void Poller::SetPanes(const std::vector<PolledPane>& panes, TimeNs now) {
   std::map<std::string, Pane> next;
   for (const auto& info : panes) {
@@ -35,6 +54,7 @@ void Poller::SetPanes(const std::vector<PolledPane>& panes, TimeNs now) {
     }
     Pane p;
     p.info = info;
+    p.unreadable = detect::StuckUnknownWatch(options_.keep_after);
     p.analyzer = factory_ ? factory_(info.agent_type) : nullptr;
     p.interval = options_.active_interval;
     next.emplace(info.pane_id, std::move(p));
@@ -131,9 +151,16 @@ void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
   ++analyses_;
   p.recheck_at = v.recheck_at > now ? v.recheck_at : 0;
   if (sink_.OwnedByFresherSource(target_id_, pane_id)) {
+    // No capture while owned: the last screen is not now's, so it is judged
+    // neither unreadable nor contradicting.
+    p.unreadable = detect::StuckUnknownWatch(options_.keep_after);
+    p.contra_since = 0;
+    p.contra_key.clear();
     p.emitted.reset();
     return;
   }
+  if (const TimeNs again = Diagnose(pane_id, p, v.signal, now); again > now)
+    p.recheck_at = p.recheck_at == 0 ? again : std::min(p.recheck_at, again);
   if (p.emitted && !VerdictChanged(*p.emitted, v.signal)) return;
   p.emitted = v.signal;
   core::Event e;
@@ -149,6 +176,54 @@ void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
   if (p.info.agent_pid > 0) e.pid = p.info.agent_pid;
   e.signal = v.signal;
   sink_.OnEvent(std::move(e));
+}
+
+detect::KeptScreen Poller::Kept(const std::string& pane_id, const Pane& p, const core::Signal& verdict,
+                                std::string_view reason, TimeNs now) const {
+  detect::KeptScreen k;
+  k.kept_at = now;
+  k.reason = std::string(reason);
+  k.mode = "CAP";
+  k.agent_type = p.info.agent_type;
+  k.target_id = target_id_;
+  k.pane_id = pane_id;
+  k.state = verdict.state;
+  k.reason_code = verdict.reason_code;
+  k.rule_id = verdict.rule_id;
+  k.title = p.info.title;  // the analyzer saw it too (tmux's pane_title)
+  k.screen = p.screen;
+  return k;
+}
+
+TimeNs Poller::Diagnose(const std::string& pane_id, Pane& p, const core::Signal& verdict, TimeNs now) {
+  if (p.unreadable.Observe(verdict, now))
+    sink_.KeepScreen(Kept(pane_id, p, verdict, detect::kKeptNoRule, now));
+  TimeNs again = p.unreadable.deadline();
+  const std::optional<core::Signal> hook = sink_.HookOpinion(target_id_, pane_id);
+  if (!hook || !ContradictsHooks(*hook, verdict)) {
+    p.contra_since = 0;
+    p.contra_key.clear();
+    p.contra_kept = false;
+    return again;
+  }
+  const std::string key = std::string(core::StateName(hook->state)) + "/" + hook->rule_id + "/" +
+                          std::string(core::StateName(verdict.state));
+  if (key != p.contra_key) {
+    p.contra_key = key;
+    p.contra_since = now;
+    p.contra_kept = false;
+  }
+  if (p.contra_kept) return again;
+  if (now - p.contra_since >= options_.keep_after) {
+    detect::KeptScreen k = Kept(pane_id, p, verdict, detect::kKeptContradiction, now);
+    k.hook_state = hook->state;
+    k.hook_rule_id = hook->rule_id;
+    sink_.KeepScreen(std::move(k));
+    p.contra_kept = true;
+    return again;
+  }
+  const TimeNs due = p.contra_since + options_.keep_after;
+  return again == 0 ? due : std::min(again, due);
 }
 
 void Poller::Tick(TimeNs now) {

@@ -15,6 +15,11 @@
 // then the frame) is read whole: otherwise the first piece would be
 // captured at once and the rest only an interval later. Analyzer recheck_at deadlines
 // re-run the analyzer on the last screen without capturing again.
+//
+// Self-diagnosis: a screen that stays unknown/no_rule_matched for 3 s, or
+// that contradicts the hooks (CollectorSink::HookOpinion: a wait against no
+// wait, work against rest) for 3 s, is handed to CollectorSink::KeepScreen,
+// once per such spell (docs/patterns.md "When a screen is not recognised").
 #pragma once
 
 #include <functional>
@@ -40,6 +45,7 @@ struct PollerOptions {
   TimeNs burst_settle = 50 * core::kNsPerMs;
   /// How long a pane a fresher source owns waits before it is asked again.
   TimeNs owned_recheck = 1 * core::kNsPerSec;
+  TimeNs keep_after = 3 * core::kNsPerSec;  // an unreadable or contradicting screen is kept after this
 };
 
 /// A pane the poller should watch, as the collector last saw it.
@@ -103,7 +109,16 @@ class Poller {
     TimeNs recheck_at = 0;
     TimeNs owned_until = 0;    // a fresher source owned it; ask again then
     std::optional<core::Signal> emitted;  // last verdict sent
+    detect::StuckUnknownWatch unreadable;
+    TimeNs contra_since = 0;   // start of the current disagreement with the hooks, 0 = none
+    std::string contra_key;    // what disagrees (hook state and rule, screen state)
+    bool contra_kept = false;
   };
+  /// The diagnosis of one analysis (see the header comment); returns when
+  /// to look again (0 = nothing pending).
+  TimeNs Diagnose(const std::string& pane_id, Pane& p, const core::Signal& verdict, TimeNs now);
+  detect::KeptScreen Kept(const std::string& pane_id, const Pane& p, const core::Signal& verdict,
+                          std::string_view reason, TimeNs now) const;
   void Analyze(const std::string& pane_id, Pane& p, TimeNs now);
   /// When a marked pane may be captured: its interval after the last
   /// capture, and burst_settle after its first mark.
@@ -123,5 +138,10 @@ class Poller {
 /// True when two verdicts differ in what a user sees (state, reason, rule,
 /// confidence, waiting detail); the evidence text alone does not count.
 bool VerdictChanged(const core::Signal& a, const core::Signal& b);
+
+/// True when the screen and the hooks disagree in kind: one says a dialog
+/// waits and the other not, or one says the agent works and the other that
+/// it rests (idle, completed). Unknown and error on either side never do.
+bool ContradictsHooks(const core::Signal& hook, const core::Signal& screen);
 
 }  // namespace agt::agg

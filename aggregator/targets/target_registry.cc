@@ -12,6 +12,7 @@
 
 #include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
+#include "libagtcore/file.h"
 
 namespace agt::agg {
 
@@ -121,15 +122,7 @@ core::Status TargetRegistry::Save() const {
     j.EndObject();
   }
   j.EndArray().EndObject();
-  std::string tmp = file_ + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.Take() << "\n";
-    if (!out) return core::MakeError(core::Err::kIo, "cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), file_.c_str()) != 0)
-    return core::MakeError(core::Err::kIo, "cannot rename " + tmp + " to " + file_);
-  return core::Ok();
+  return core::WriteFileAtomic(file_, j.Take() + "\n", 0600);
 }
 
 }  // namespace agt::agg

@@ -4,6 +4,8 @@
 // override without reading our code.
 #include "libagtcore/detect/pattern_set.h"
 
+#include <algorithm>
+
 #include <toml++/toml.h>
 
 #include <set>
@@ -451,6 +453,11 @@ PatternSet MergePatternSets(const PatternSet& builtin, const PatternSet& user) {
   PatternSet out = builtin;
   out.path = user.path + " (over " + builtin.path + ")";
   if (!user.version.empty()) out.version = builtin.version + "+" + user.version;
+  // A user file that reads a newer release says so: its versions count as
+  // verified too (libagtcore/detect/verified.h).
+  for (const auto& v : user.verified_on)
+    if (std::find(out.verified_on.begin(), out.verified_on.end(), v) == out.verified_on.end())
+      out.verified_on.push_back(v);
   if (user.menu.footer || user.menu.hint || user.menu.question) out.menu = user.menu;
   auto pick = [](int u, int b) { return u >= 0 ? u : b; };
   out.timing.activity_ms = pick(user.timing.activity_ms, builtin.timing.activity_ms);

@@ -19,6 +19,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "state/fusion.h"
 #include "state/order.h"
 #include "state/store/sqlite.h"
 #include "state/store/store.h"
@@ -40,6 +41,13 @@ struct RtFold {
   TimeNs max_ingested = 0;
   int64_t demoted_version = -1;
   TimeNs demoted_at = 0;
+  FusionMarks marks;
+};
+
+// The kinds of fusion_marks rows, with the field each one holds.
+constexpr std::pair<std::string_view, TimeMark FusionMarks::*> kMarkKinds[] = {
+    {"screen_wait", &FusionMarks::screen_wait},
+    {"hook_turn", &FusionMarks::hook_turn},
 };
 
 // The sources a stale_detected marks: every source when the poller (the
@@ -78,6 +86,7 @@ Status Store::WriteBooks(std::span<const Effects* const> batch) {
       return;
     }
     RtFold& r = runtimes[e.runtime_id];
+    RecordFusionMarks(r.marks, e, EffectiveTime(e, options_.skew_budget));
     if (e.event_type == et::kDemotionDue) {
       const int64_t v = e.source_seq.value_or(-1);
       if (std::pair(v, e.ingested_at) > std::pair(r.demoted_version, r.demoted_at)) {
@@ -115,6 +124,22 @@ Status Store::WriteBooks(std::span<const Effects* const> batch) {
     st->Bind(1, id).Bind(2, r.max_ingested).Bind(3, r.demoted_version).Bind(4, r.demoted_at);
     if (auto res = st->Run(); !res.ok()) {
       return MakeError(Err::kStore, "runtime book " + id + ": " + res.error().message);
+    }
+    for (const auto& [kind, field] : kMarkKinds) {
+      const TimeMark& m = r.marks.*field;
+      if (m.empty()) continue;
+      auto mk = db_->Prepare(
+          "INSERT INTO fusion_marks (runtime_id, kind, effective_time, ingested_at) "
+          "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (runtime_id, kind) DO UPDATE SET "
+          "effective_time = CASE WHEN (excluded.effective_time, excluded.ingested_at) > "
+          "(effective_time, ingested_at) THEN excluded.effective_time ELSE effective_time END, "
+          "ingested_at = CASE WHEN (excluded.effective_time, excluded.ingested_at) > "
+          "(effective_time, ingested_at) THEN excluded.ingested_at ELSE ingested_at END");
+      if (!mk.ok()) return mk.error();
+      mk->Bind(1, id).Bind(2, kind).Bind(3, m.effective_time).Bind(4, m.ingested_at);
+      if (auto res = mk->Run(); !res.ok()) {
+        return MakeError(Err::kStore, "fusion mark " + id + ": " + res.error().message);
+      }
     }
   }
   for (const auto& [key, m] : marks) {
@@ -260,6 +285,26 @@ Status Store::LoadBooks(EngineSnapshot* snap) {
       } else {
         return MakeError(Err::kStore, "stale_marks row " + owner + ": no such runtime");
       }
+    }
+  }
+  {
+    auto st = db_->Prepare("SELECT runtime_id, kind, effective_time, ingested_at FROM fusion_marks");
+    if (!st.ok()) return st.error();
+    for (;;) {
+      auto row = st->Step();
+      if (!row.ok()) return row.error();
+      if (!*row) break;
+      const std::string id = st->Text(0);
+      auto it = rbooks.find(id);
+      if (it == rbooks.end()) return MakeError(Err::kStore, "fusion_marks row " + id + ": no such runtime");
+      const std::string kind = st->Text(1);
+      bool known = false;
+      for (const auto& [name, field] : kMarkKinds) {
+        if (kind != name) continue;
+        it->second.marks.*field = TimeMark{st->Int(2), st->Int(3)};
+        known = true;
+      }
+      if (!known) return MakeError(Err::kStore, "fusion_marks row " + id + ": bad kind " + kind);
     }
   }
   // A candidate's stale flag is derived from the marks, as the engine's

@@ -22,7 +22,7 @@ namespace {
 
 constexpr const char* kRuntimeColumns =
     "runtime_id, target_id, pane_id, tmux_server_boot_id, pane_epoch, agent_type, pid, "
-    "started_at, ended_at, owner";
+    "started_at, ended_at, owner, agent_version";
 
 core::Error BadRow(std::string_view table, std::string_view key, std::string_view column,
                    std::string_view value) {
@@ -44,6 +44,7 @@ Result<Runtime> ReadRuntime(const sql::Stmt& st, int c) {
   auto owner = core::ParseSource(st.Text(c + 9));
   if (!owner) return BadRow("runtimes", r.runtime_id, "owner", st.Text(c + 9));
   r.owner = *owner;
+  if (!st.IsNull(c + 10)) r.agent_version = st.Text(c + 10);
   return r;
 }
 
@@ -232,7 +233,7 @@ Result<std::vector<PaneStateView>> Store::ListPaneStates() {
       ", p.pane_id IS NOT NULL, p.session_name, p.window_id, p.window_name, p.updated_at, "
       "t.target_name, t.health, r.runtime_id IS NOT NULL, r.runtime_id, r.target_id, "
       "r.pane_id, r.tmux_server_boot_id, r.pane_epoch, r.agent_type, r.pid, r.started_at, "
-      "r.ended_at, r.owner FROM states s "
+      "r.ended_at, r.owner, r.agent_version FROM states s "
       "LEFT JOIN panes p ON p.target_id = s.target_id AND p.pane_id = s.pane_id "
       "LEFT JOIN targets t ON t.target_id = s.target_id "
       "LEFT JOIN runtimes r ON r.runtime_id = s.runtime_id "

@@ -154,6 +154,7 @@ std::string EncodeRuntimeInfo(const core::RuntimeInfo& r) {
   Str(w, "argv_hash", r.argv_hash);
   Str(w, "tmux_socket", r.tmux_socket);
   Str(w, "boot_id", r.boot_id);
+  if (!r.agent_version.empty()) Str(w, "agent_version", r.agent_version);
   w.Key("started_at");
   w.Int64(r.started_at);
   w.Key("pane_epoch");
@@ -171,6 +172,8 @@ core::Result<core::RuntimeInfo> DecodeRuntimeInfo(std::string_view json) {
   if (!GetStr(*doc, "argv_hash", &r.argv_hash)) return Bad("runtime", "argv_hash");
   if (!GetStr(*doc, "tmux_socket", &r.tmux_socket)) return Bad("runtime", "tmux_socket");
   if (!GetStr(*doc, "boot_id", &r.boot_id)) return Bad("runtime", "boot_id");
+  if (doc->HasMember("agent_version") && !GetStr(*doc, "agent_version", &r.agent_version))
+    return Bad("runtime", "agent_version");
   if (!GetInt(*doc, "started_at", &r.started_at)) return Bad("runtime", "started_at");
   if (!GetInt(*doc, "pane_epoch", &r.pane_epoch)) return Bad("runtime", "pane_epoch");
   return r;

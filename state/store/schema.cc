@@ -312,12 +312,31 @@ std::string BuildV3() {
          "DROP TABLE agtmux_schema_bump;\n";
 }
 
+// Version 4: runtimes.agent_version, and row 1's memory (state/fusion.h FusionMarks), per runtime:
+// the newest screen report of a waiting state and the newest hook/notify
+// report of anything else. Like the stale marks, maxima over the stored
+// events, kept so that retention cannot change them.
+constexpr std::string_view kV4 = R"sql(
+CREATE TABLE fusion_marks (
+  runtime_id     TEXT NOT NULL REFERENCES runtimes (runtime_id),
+  kind           TEXT NOT NULL CHECK (kind = 'screen_wait' OR kind = 'hook_turn'),
+  effective_time INTEGER NOT NULL,
+  ingested_at    INTEGER NOT NULL,
+  PRIMARY KEY (runtime_id, kind)
+) WITHOUT ROWID;
+
+-- The agent CLI's version, as the wrapper or the collector found it
+-- (NULL: not known).
+ALTER TABLE runtimes ADD COLUMN agent_version TEXT;
+)sql";
+
 const std::vector<Migration>& AllMigrations() {
   static const std::string v3 = BuildV3();
   static const std::vector<Migration> all = {
       {1, kV1},
       {2, kV2},
       {3, v3},
+      {4, kV4},
   };
   return all;
 }

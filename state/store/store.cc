@@ -334,14 +334,16 @@ Status Store::WriteInbox(const InboxEntry& entry) {
 Status Store::WriteRuntime(const Runtime& r) {
   auto st = db_->Prepare(
       "INSERT INTO runtimes (runtime_id, target_id, pane_id, tmux_server_boot_id, pane_epoch, "
-      "agent_type, pid, started_at, ended_at, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-      "?9, ?10) ON CONFLICT (runtime_id) DO UPDATE SET agent_type = excluded.agent_type, "
-      "pid = excluded.pid, ended_at = excluded.ended_at, owner = excluded.owner");
+      "agent_type, pid, started_at, ended_at, owner, agent_version) VALUES (?1, ?2, ?3, ?4, "
+      "?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT (runtime_id) DO UPDATE SET "
+      "agent_type = excluded.agent_type, pid = excluded.pid, ended_at = excluded.ended_at, "
+      "owner = excluded.owner, agent_version = excluded.agent_version");
   if (!st.ok()) return st.error();
   st->Bind(1, r.runtime_id).Bind(2, r.target_id).Bind(3, r.pane_id).Bind(4, r.boot_id)
       .Bind(5, r.pane_epoch).Bind(6, r.agent_type).BindOpt(7, r.pid).Bind(8, r.started_at)
       .Bind(10, core::SourceName(r.owner));
   if (r.ended_at != 0) st->Bind(9, r.ended_at); else st->BindNull(9);
+  if (!r.agent_version.empty()) st->Bind(11, r.agent_version); else st->BindNull(11);
   if (auto res = st->Run(); !res.ok()) {
     return MakeError(Err::kStore, "runtime " + r.runtime_id + ": " + res.error().message);
   }

@@ -91,6 +91,67 @@ TEST_F(CliTest, StartsTheDaemonOnDemandAndReadsThroughIt) {
   EXPECT_NE(stop.out.find("stopped"), std::string::npos);
 }
 
+TEST_F(CliTest, AnAgentVersionTheSetWasNotVerifiedOnIsShownWithoutChangingTheState) {
+  Daemon d(env_);
+  ASSERT_TRUE(d.WaitReady());
+  auto started = [](const std::string& id, const std::string& rt, const std::string& pane,
+                    const std::string& version) {
+    return EventJson(id, "wrapper_started", rt, pane,
+                     ",\"pid\":4242,\"runtime\":{\"agent_type\":\"claude\",\"started_at\":"
+                     "\"2026-11-22T04:00:00Z\"" +
+                         (version.empty() ? std::string() : ",\"agent_version\":\"" + version + "\"") + "}");
+  };
+  auto r = d.Call("POST", "/v1/events",
+                  "{\"events\":[" + started("01JF0000000000000000000011", "rt-aaaaaaaaaaaaaaa1", "%11", "0.0.1-never") +
+                      "," + StateEvent("01JF0000000000000000000012", "rt-aaaaaaaaaaaaaaa1", "%11", "running", 1) +
+                      "," + started("01JF0000000000000000000013", "rt-aaaaaaaaaaaaaaa2", "%12", "") + "]}");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 200) << r->body;
+
+  auto panes = d.Call("GET", "/v1/panes");
+  ASSERT_TRUE(panes.ok());
+  rapidjson::Document doc;
+  doc.Parse(panes->body.c_str());
+  ASSERT_TRUE(doc.IsObject()) << panes->body;
+  ASSERT_EQ(doc["items"].Size(), 2u) << panes->body;
+  for (const auto& it : doc["items"].GetArray()) {
+    const std::string pane = it["identity"]["pane_id"].GetString();
+    ASSERT_TRUE(it.HasMember("verified") && it.HasMember("agent_version") && it.HasMember("verified_on"))
+        << panes->body;
+    ASSERT_TRUE(it["verified_on"].IsArray());
+    EXPECT_GE(it["verified_on"].Size(), 1u) << "the claude set's list";
+    if (pane == "%11") {
+      EXPECT_STREQ(it["agent_version"].GetString(), "0.0.1-never");
+      ASSERT_TRUE(it["verified"].IsBool());
+      EXPECT_FALSE(it["verified"].GetBool());
+      EXPECT_STREQ(it["state"].GetString(), "running") << "the state is not changed";
+    } else {
+      EXPECT_TRUE(it["agent_version"].IsNull());
+      EXPECT_TRUE(it["verified"].IsNull()) << "an unknown version is neither verified nor not";
+    }
+  }
+  auto ex = d.Call("GET", "/v1/explain?ref=runtime:rt-aaaaaaaaaaaaaaa1");
+  ASSERT_TRUE(ex.ok());
+  rapidjson::Document e;
+  e.Parse(ex->body.c_str());
+  ASSERT_TRUE(e.IsObject()) << ex->body;
+  EXPECT_STREQ(e["runtime"]["agent_version"].GetString(), "0.0.1-never");
+  ASSERT_TRUE(e["verified"].IsBool());
+  EXPECT_FALSE(e["verified"].GetBool());
+  EXPECT_TRUE(e["verified_on"].IsArray());
+
+  auto table = Agtmux({"list", "panes"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("claude!"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("! %11 claude 0.0.1-never: not a version its pattern set was verified on"),
+            std::string::npos)
+      << table.out;
+  auto explain = Agtmux({"explain", "runtime:rt-aaaaaaaaaaaaaaa1"});
+  ASSERT_EQ(explain.status, 0) << explain.err;
+  EXPECT_NE(explain.out.find("claude 0.0.1-never"), std::string::npos) << explain.out;
+  EXPECT_NE(explain.out.find("verified no: 0.0.1-never"), std::string::npos) << explain.out;
+}
+
 TEST_F(CliTest, UnreachableDaemonIsAClearError) {
   // A socket path the daemon cannot create: starting it fails.
   env_.vars.push_back("AGTMUX_SOCKET=/proc/agtmux-nowhere/agtmuxd.sock");

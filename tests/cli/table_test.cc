@@ -54,6 +54,49 @@ TEST(Table, TruncatesLongCells) {
   EXPECT_NE(t.Render(false).find("abcd…"), std::string::npos);
 }
 
+TEST(PanesTable, MarksAnAgentVersionItsSetWasNotVerifiedOn) {
+  rapidjson::Document d;
+  d.Parse(R"([
+    {"identity":{"target":"host","session_name":"w","window_id":"@1","pane_id":"%1"},"agent_type":"claude",
+     "state":"unknown","reason_code":"no_rule_matched","source":"PTY","updated_at":null,
+     "agent_version":"2.1.330","verified":false,"verified_on":["2.1.197"]},
+    {"identity":{"target":"host","session_name":"w","window_id":"@1","pane_id":"%2"},"agent_type":"claude",
+     "state":"running","source":"HOOK","updated_at":null,
+     "agent_version":"2.1.197","verified":true,"verified_on":["2.1.197"]},
+    {"identity":{"target":"host","session_name":"w","window_id":"@1","pane_id":"%3"},"agent_type":"codex",
+     "state":"idle","source":"CAP","updated_at":null,"agent_version":null,"verified":null,"verified_on":[]}
+  ])");
+  ASSERT_TRUE(d.IsArray());
+  const std::string out = RenderItemsTable("panes", d, 0, false, false);
+  std::istringstream in(out);
+  std::string header, p1, p2, p3, blank, note;
+  std::getline(in, header);
+  std::getline(in, p1);
+  std::getline(in, p2);
+  std::getline(in, p3);
+  EXPECT_NE(p1.find("claude!"), std::string::npos) << out;
+  EXPECT_EQ(p2.find("claude!"), std::string::npos) << out;
+  EXPECT_EQ(p3.find("codex!"), std::string::npos) << "an unknown version is not flagged\n" << out;
+  EXPECT_NE(out.find("! %1 claude 2.1.330: not a version its pattern set was verified on (2.1.197)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("agtmux patterns doctor"), std::string::npos) << out;
+}
+
+TEST(Explain, SaysWhetherTheVersionWasVerified) {
+  rapidjson::Document no, yes, unknown, old;
+  no.Parse(R"({"runtime":{"agent_version":"2.1.330"},"verified":false,"verified_on":["2.1.197","2.1.168"]})");
+  EXPECT_EQ(VerifiedLine(no),
+            "verified no: 2.1.330 is not a version the pattern set was verified on (2.1.197, 2.1.168); "
+            "the state is read with unchecked rules (agtmux patterns doctor)\n");
+  yes.Parse(R"({"runtime":{"agent_version":"2.1.197"},"verified":true,"verified_on":["2.1.197"]})");
+  EXPECT_EQ(VerifiedLine(yes), "verified yes: 2.1.197 (the set is verified on 2.1.197)\n");
+  unknown.Parse(R"({"runtime":{"agent_version":null},"verified":null,"verified_on":["2.1.197"]})");
+  EXPECT_NE(VerifiedLine(unknown).find("verified unknown"), std::string::npos);
+  old.Parse(R"({"runtime":{}})");
+  EXPECT_EQ(VerifiedLine(old), "");
+}
+
 TEST(StatusLine, CompactCounts) {
   rapidjson::Document d;
   d.Parse(R"({"by_state":{"error":0,"waiting_approval":1,"waiting_input":1,"running":3,"completed":1,"idle":2,"unknown":0}})");

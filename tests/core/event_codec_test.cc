@@ -44,6 +44,7 @@ Event FullEvent() {
   r.boot_id = "123:1700000000";
   r.started_at = 1'795'317'800'000'000'001LL;
   r.pane_epoch = 3;
+  r.agent_version = "2.1.330";
   e.runtime = r;
   e.exit = ExitInfo{137, 9};
   e.health = "degraded";

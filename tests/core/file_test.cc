@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -39,6 +41,31 @@ TEST(ReadWholeFileTest, MissingIsNotFoundOtherFailuresAreIo) {
   auto dir = ReadWholeFile("/");
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.error().code, Err::kIo);
+}
+
+TEST(WriteFileAtomicTest, ReplacesWholeWithTheModeAndLeavesNoTemporary) {
+  char tmpl[] = "/tmp/agtmux-atomic-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string path = dir + "/f.json";
+  for (bool sync : {true, false}) {
+    std::string bytes(100000, sync ? 'a' : 'b');
+    ASSERT_TRUE(WriteFileAtomic(path, bytes, 0600, sync).ok());
+    auto r = ReadWholeFile(path);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(*r, bytes);
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  int entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.is_regular_file();
+  EXPECT_EQ(entries, 1) << "no temporary file left behind";
+  auto bad = WriteFileAtomic(dir + "/missing/f.json", "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, Err::kIo);
+  EXPECT_NE(bad.error().message.find(dir + "/missing/f.json"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

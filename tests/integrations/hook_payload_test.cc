@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "libagtcore/event_codec.h"
+#include "tests/integrations/hook_fixtures.h"
 
 namespace agt::cli {
 namespace {
@@ -204,18 +205,7 @@ TEST(HookPayloadTest, BadPayloadsNameTheProblem) {
 // ---- real payloads, recorded by tests/hooks_e2e/hooks_e2e.py --save-payloads
 // from Claude Code 2.1.197, Gemini CLI 0.61.0 and Codex 0.169.0 ------------------
 
-std::string FixtureDir() {
-  const char* d = std::getenv("AGTMUX_FIXTURES");
-  return d ? d : "tests/fixtures";
-}
-
-std::string ReadFixture(const std::string& rel) {
-  std::ifstream in(FixtureDir() + "/" + rel);
-  EXPECT_TRUE(in.good()) << "missing fixture " << FixtureDir() << "/" << rel;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::ReadFixture;
 
 TEST(HookPayloadRealTest, ClaudeBashApprovalTurn) {
   const std::string dir = "claude/2.1.197/hooks/shell_approved-";
@@ -245,6 +235,43 @@ TEST(HookPayloadRealTest, ClaudeBashApprovalTurn) {
   EXPECT_EQ(pre.source_event_id, "fb9a5ed3-a698-42ac-b8ac-9a788d575cdc:PreToolUse:toolu_lab_2");
   core::Event stop = Must(HookKind::kClaude, ReadFixture(dir + "Stop.json"));
   EXPECT_EQ(stop.signal->evidence, "Created `build/out/lab.txt`. The output directory is ready.");
+}
+
+TEST(HookPayloadRealTest, ClaudeQuestionThroughThePermissionHookWaitsForInput) {
+  // Claude Code 2.1.330 sends AskUserQuestion through PermissionRequest.
+  core::Event e = Must(HookKind::kClaude, testing::ClaudeQuestionPermissionRequest());
+  ASSERT_TRUE(e.signal);
+  EXPECT_EQ(e.signal->state, State::kWaitingInput);
+  EXPECT_EQ(e.signal->rule_id, "claude.PermissionRequest");
+  EXPECT_EQ(e.signal->detail.approval_type, "user_question");
+  EXPECT_EQ(e.signal->detail.details, "Which test framework should I use?");
+  EXPECT_EQ(e.signal->detail.choices, (std::vector<std::string>{"pytest", "unittest", "doctest"}));
+  EXPECT_FALSE(e.signal->detail.multi_select);
+  EXPECT_EQ(e.signal->detail.cursor_position, 0) << "a hook does not know where the cursor is";
+  // Without its input the question still waits for input.
+  core::Event bare = Must(HookKind::kClaude, Claude("PermissionRequest", R"("tool_name":"AskUserQuestion")"));
+  EXPECT_EQ(bare.signal->state, State::kWaitingInput);
+  EXPECT_EQ(bare.signal->detail.approval_type, "user_question");
+  EXPECT_TRUE(bare.signal->detail.choices.empty());
+  core::Event multi = Must(HookKind::kClaude, Claude("PermissionRequest",
+      R"("tool_name":"AskUserQuestion","tool_input":{"questions":[{"question":"Which checks?","multiSelect":true,"options":[{"label":"Unit tests"},{"label":"Lint"}]}]})"));
+  EXPECT_TRUE(multi.signal->detail.multi_select);
+  EXPECT_EQ(multi.signal->detail.choices, (std::vector<std::string>{"Unit tests", "Lint"}));
+}
+
+TEST(HookPayloadRealTest, GeminiQuestionAndPlanConfirmations) {
+  // Gemini 0.61.0 fires ToolPermission for every confirmation; for ask_user
+  // and exit_plan_mode its details are only {"type","title"}.
+  const std::string rec = ReadFixture("gemini/0.61.0/hooks/shell_approved-Notification.json");
+  core::Event ask = Must(HookKind::kGemini, testing::WithFields(rec,
+      R"({"message":"Tool requires confirmation","details":{"type":"ask_user","title":"Ask User"}})"));
+  ASSERT_TRUE(ask.signal);
+  EXPECT_EQ(ask.signal->state, State::kWaitingInput);
+  EXPECT_EQ(ask.signal->detail.approval_type, "user_question");
+  core::Event plan = Must(HookKind::kGemini, testing::WithFields(rec,
+      R"({"message":"Tool requires confirmation","details":{"type":"exit_plan_mode","title":"Plan"}})"));
+  EXPECT_EQ(plan.signal->state, State::kWaitingApproval);
+  EXPECT_EQ(plan.signal->detail.approval_type, "plan");
 }
 
 TEST(HookPayloadRealTest, GeminiShellApprovalTurn) {

@@ -34,6 +34,23 @@ TEST_F(LifecycleTest, WrapperStartCreatesTheRuntimeAndPane) {
   EXPECT_EQ(engine_.FindPane("host", "%1")->signal.reason_code, "no_signal");
 }
 
+TEST_F(LifecycleTest, TheRuntimeKeepsTheAgentVersionItWasAnnouncedWith) {
+  Event w = WrapperStart("w1", "%1", 100, T(0));
+  w.runtime->agent_version = "2.1.330";
+  Effects fx = Apply(w);
+  ASSERT_EQ(fx.runtimes.size(), 1u);
+  EXPECT_EQ(fx.runtimes[0].agent_version, "2.1.330");
+  EXPECT_EQ(engine_.FindRuntime("w1")->agent_version, "2.1.330");
+  Event o = Observed("o1", "%2", 200, T(0), T(1));
+  o.runtime->agent_version = "0.61.0";
+  Apply(o);
+  const Runtime* observed = engine_.ActiveRuntime("host", "%2");
+  ASSERT_NE(observed, nullptr);
+  EXPECT_EQ(observed->agent_version, "0.61.0");
+  Apply(Observed("o2", "%3", 300, T(0), T(1)));
+  EXPECT_EQ(engine_.ActiveRuntime("host", "%3")->agent_version, "") << "not known";
+}
+
 TEST_F(LifecycleTest, ANewRuntimeEndsThePreviousAndBumpsTheEpoch) {
   Apply(WrapperStart("w1", "%1", 100, T(0)));
   Effects fx = Apply(WrapperStart("w2", "%1", 101, T(10)));

@@ -27,6 +27,17 @@ struct Set {
   std::array<Candidate, core::kSourceCount> store;
   std::array<const Candidate*, core::kSourceCount> present{};
   std::array<bool, core::kSourceCount> fresh{};
+  FusionMarks marks;
+  /// The screen reported a wait at `t`.
+  Set& ScreenWait(double t) {
+    marks.screen_wait = TimeMark{T(t), T(t)};
+    return *this;
+  }
+  /// A hook/notify reported something other than a wait at `t`.
+  Set& HookTurn(double t) {
+    marks.hook_turn = TimeMark{T(t), T(t)};
+    return *this;
+  }
   Set& Add(const Candidate& c, bool is_fresh = true) {
     int i = static_cast<int>(c.source);
     store[i] = c;
@@ -34,13 +45,16 @@ struct Set {
     fresh[i] = is_fresh;
     return *this;
   }
-  FusionResult Run() const { return Fuse(present, fresh); }
+  FusionResult Run() const { return Fuse(present, fresh, marks); }
 };
 
 constexpr int I(Source s) { return static_cast<int>(s); }
 
-TEST(Fusion, Row1ScreenClearsAnOlderHookApproval) {
+TEST(Fusion, Row1ScreenClearsAHookApprovalWhoseDialogItSawGo) {
+  // PreToolUse @0.5, PermissionRequest @1, the screen shows the dialog @1.2
+  // and the running turn @2 (approved).
   Set s;
+  s.HookTurn(0.5).ScreenWait(1.2);
   s.Add(Cand(Source::kHook, State::kWaitingApproval, 1)).Add(Cand(Source::kWrapper, State::kRunning, 2));
   FusionResult r = s.Run();
   ASSERT_TRUE(r.has_winner);
@@ -49,14 +63,124 @@ TEST(Fusion, Row1ScreenClearsAnOlderHookApproval) {
   EXPECT_EQ(r.rule[I(Source::kHook)], fusion_rule::kHookWaitingClearedByScreen);
 }
 
+TEST(Fusion, Row1TheScreenMaySeeTheDialogBeforeTheHookFires) {
+  Set s;
+  s.HookTurn(0.5).ScreenWait(0.9);
+  s.Add(Cand(Source::kHook, State::kWaitingInput, 1)).Add(Cand(Source::kPoller, State::kIdle, 2, Confidence::kMedium));
+  EXPECT_EQ(s.Run().winner, Source::kPoller);
+}
+
+TEST(Fusion, Row1AScreenThatNeverSawTheDialogDoesNotEndTheHookWaitByRunning) {
+  // A dialog the screen cannot read (a new agent release) leaves the
+  // running indicator (a spinner title) in place: the hook's wait stands.
+  for (bool earlier_dialog : {false, true}) {
+    Set s;
+    s.HookTurn(0.5);
+    if (earlier_dialog) s.ScreenWait(0.2);  // an earlier dialog of the turn, before the hook's last report
+    s.Add(Cand(Source::kHook, State::kWaitingApproval, 1)).Add(Cand(Source::kWrapper, State::kRunning, 2));
+    FusionResult r = s.Run();
+    EXPECT_EQ(r.winner, Source::kHook) << earlier_dialog;
+    EXPECT_EQ(r.verdict[I(Source::kWrapper)], FusionVerdict::kOutranked);
+  }
+}
+
+TEST(Fusion, Row1AScreenTurnEndWithHighConfidenceEndsAHookWaitItNeverSaw) {
+  // The dialog was answered (Esc) before a capture could see it: the
+  // screen reads the turn interrupted.
+  Set s;
+  s.HookTurn(0.5);
+  s.Add(Cand(Source::kHook, State::kWaitingApproval, 1)).Add(Cand(Source::kPoller, State::kIdle, 2));
+  EXPECT_EQ(s.Run().winner, Source::kPoller);
+  Set medium;
+  medium.HookTurn(0.5);
+  medium.Add(Cand(Source::kHook, State::kWaitingApproval, 1))
+      .Add(Cand(Source::kPoller, State::kIdle, 2, Confidence::kMedium));
+  EXPECT_EQ(medium.Run().winner, Source::kHook);
+}
+
+TEST(Fusion, Row1AnUnknownScreenNeverEndsAHookWaitItDidNotSee) {
+  Set s;
+  s.HookTurn(0.5);
+  s.Add(Cand(Source::kHook, State::kWaitingApproval, 1))
+      .Add(Cand(Source::kWrapper, State::kUnknown, 2, Confidence::kLow));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kHook);
+  EXPECT_FALSE(r.answered[I(Source::kHook)]);
+}
+
+TEST(Fusion, Row1bAfterTheDialogWentAnUnknownScreenLeavesTheHookTurnRunning) {
+  // Claude 2.1.330 approved: the screen read the dialog, then no rule
+  // matches the working screen. The hook's wait is answered, the turn goes on.
+  Set s;
+  s.HookTurn(0.5).ScreenWait(1.2);
+  s.Add(Cand(Source::kHook, State::kWaitingApproval, 1))
+      .Add(Cand(Source::kWrapper, State::kUnknown, 3, Confidence::kLow));
+  FusionResult r = s.Run();
+  ASSERT_TRUE(r.has_winner);
+  EXPECT_EQ(r.winner, Source::kHook);
+  EXPECT_TRUE(r.answered[I(Source::kHook)]);
+  EXPECT_EQ(r.rule[I(Source::kHook)], fusion_rule::kAnsweredWait);
+  EXPECT_EQ(r.verdict[I(Source::kWrapper)], FusionVerdict::kOutranked);
+  EXPECT_EQ(FusedState(*s.present[I(Source::kHook)], true), State::kRunning);
+}
+
+TEST(Fusion, Row1bAnsweredRunningLosesToAReadableScreenOfTheOtherKind) {
+  // Wrapper unknown after the dialog, but the poller (newer) reads the turn
+  // interrupted: the hook's wait is superseded, not resumed as running.
+  Set s;
+  s.HookTurn(0.5).ScreenWait(1.2);
+  s.Add(Cand(Source::kHook, State::kWaitingApproval, 1))
+      .Add(Cand(Source::kWrapper, State::kUnknown, 2, Confidence::kLow))
+      .Add(Cand(Source::kPoller, State::kIdle, 3));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kPoller);
+  EXPECT_FALSE(r.answered[I(Source::kHook)]);
+  EXPECT_EQ(r.rule[I(Source::kHook)], fusion_rule::kHookWaitingClearedByScreen);
+}
+
+TEST(Fusion, Row1AStaleScreenNeverEndsAFreshHookWait) {
+  Set s;
+  s.HookTurn(0.5).ScreenWait(1.2);
+  s.Add(Cand(Source::kHook, State::kWaitingApproval, 1))
+      .Add(Cand(Source::kPoller, State::kIdle, 2), /*fresh=*/false);
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kHook);
+  EXPECT_FALSE(r.answered[I(Source::kHook)]);
+  Set unknown;
+  unknown.HookTurn(0.5).ScreenWait(1.2);
+  unknown.Add(Cand(Source::kHook, State::kWaitingApproval, 1))
+      .Add(Cand(Source::kWrapper, State::kUnknown, 2, Confidence::kLow), /*fresh=*/false);
+  FusionResult u = unknown.Run();
+  EXPECT_EQ(u.winner, Source::kHook);
+  EXPECT_FALSE(u.answered[I(Source::kHook)]) << "a stale screen cannot say the dialog went";
+}
+
 TEST(Fusion, Row1AlsoClearsAHookError) {
   Set s;
   s.Add(Cand(Source::kHook, State::kError, 1)).Add(Cand(Source::kPoller, State::kIdle, 2));
   EXPECT_EQ(s.Run().winner, Source::kPoller);
 }
 
+TEST(Fusion, Row1AnUnknownScreenDoesNotClearAHookError) {
+  Set s;
+  s.Add(Cand(Source::kHook, State::kError, 1))
+      .Add(Cand(Source::kPoller, State::kUnknown, 2, Confidence::kLow));
+  EXPECT_EQ(s.Run().winner, Source::kHook);
+}
+
+TEST(Fusion, AnUnknownScreenNeverOutranksAFreshHookState) {
+  for (State st : {State::kRunning, State::kCompleted, State::kIdle, State::kError,
+                   State::kWaitingApproval, State::kWaitingInput}) {
+    Set s;
+    s.HookTurn(0.5);
+    s.Add(Cand(Source::kHook, st, 1)).Add(Cand(Source::kWrapper, State::kUnknown, 2, Confidence::kLow));
+    EXPECT_EQ(s.Run().winner, Source::kHook) << core::StateName(st);
+  }
+}
+
 TEST(Fusion, Row1NeedsTheScreenToBeNewer) {
   Set s;
+  s.ScreenWait(0.5);
   s.Add(Cand(Source::kHook, State::kWaitingApproval, 2)).Add(Cand(Source::kWrapper, State::kRunning, 1));
   FusionResult r = s.Run();
   EXPECT_EQ(r.winner, Source::kHook);

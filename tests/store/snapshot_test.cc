@@ -27,6 +27,10 @@ void PrintTo(const RuntimeBook& b, std::ostream* os) {
   *os << b.runtime_id << " max " << b.max_ingested << " demoted " << b.demoted_version << "@" << b.demoted_at
       << " stale";
   for (const TimeMark& m : b.stale) PrintTo(m, os);
+  *os << " screen_wait ";
+  PrintTo(b.marks.screen_wait, os);
+  *os << " hook_turn ";
+  PrintTo(b.marks.hook_turn, os);
 }
 void PrintTo(const TargetBook& b, std::ostream* os) {
   *os << b.target_id << " health " << b.has_health << ":" << static_cast<int>(b.health) << " key ";

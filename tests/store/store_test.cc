@@ -45,7 +45,7 @@ class StoreTest : public ::testing::Test {
     e.event_type = "wrapper_started";
     e.signal.reset();
     e.runtime = core::RuntimeInfo{r.agent_type, "/src", "abc", "/tmp/tmux-1/default",
-                                  r.boot_id, r.started_at, r.pane_epoch};
+                                  r.boot_id, r.started_at, r.pane_epoch, r.agent_version};
     fx.stored_event = e;
     return fx;
   }

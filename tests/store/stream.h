@@ -57,7 +57,7 @@ inline std::vector<core::Event> GenerateStream(const StreamOptions& o) {
     e.pane_id = pane_name(p);
     e.pid = 1000 + p + epoch * 100;
     e.runtime = core::RuntimeInfo{"claude", "/home/dev/src/app", "3f2a9c", "/tmp/tmux-1000/default",
-                                  "boot-A", t, epoch};
+                                  "boot-A", t, epoch, p % 2 == 0 ? "2.1.197" : ""};
     out.push_back(e);
   };
   core::TimeNs t = o.t0;

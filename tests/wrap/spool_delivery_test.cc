@@ -181,5 +181,36 @@ TEST(SpoolDelivery, DaemonAwayForGoodLeavesTheEventsInTheSpool) {
   ExpectCompleteStream(*events, 0);
 }
 
+TEST(SpoolDelivery, WrapperStartedCarriesTheAgentVersionFromItsPackage) {
+  // The program laid out as npm installs Claude Code: bin/claude.exe below
+  // the package's package.json, reached through a symlink in PATH.
+  TempDir dir;
+  const std::string pkg = dir.path() + "/nm/@anthropic-ai/claude-code";
+  ASSERT_EQ(::system(("mkdir -p " + pkg + "/bin " + dir.path() + "/bin && cp /bin/sh " + pkg +
+                      "/bin/claude.exe && ln -s " + pkg + "/bin/claude.exe " + dir.path() +
+                      "/bin/claude && printf '%s' '{\"name\":\"@anthropic-ai/claude-code\","
+                      "\"version\":\"2.1.330\"}' > " + pkg + "/package.json")
+                         .c_str()),
+            0);
+  std::vector<std::string> env = Env(dir);
+  env.push_back("PATH=" + dir.path() + "/bin:/usr/bin:/bin");
+  const pid_t pid = testing::Spawn({AgtmuxBin(), "wrap", "claude", "-c", "printf 'a\\n'; exit 0"},
+                                   env, -1, ::open("/dev/null", O_WRONLY));
+  const int status = testing::WaitExit(pid, 10000);
+  ASSERT_TRUE(status != -1 && WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  auto files = net::ListSpool(dir.path() + "/state/spool");
+  ASSERT_TRUE(files.ok());
+  ASSERT_EQ(files->size(), 1u);
+  auto events = net::ReadSpoolEvents((*files)[0].path);
+  ASSERT_TRUE(events.ok()) << events.error().ToString();
+  ASSERT_FALSE(events->empty());
+  const core::Event& started = events->front();
+  EXPECT_EQ(started.event_type, "wrapper_started");
+  ASSERT_TRUE(started.runtime.has_value());
+  EXPECT_EQ(started.runtime->agent_type, "claude");
+  EXPECT_EQ(started.runtime->agent_version, "2.1.330");
+}
+
 }  // namespace
 }  // namespace agt::wrap

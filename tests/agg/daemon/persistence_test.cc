@@ -273,7 +273,7 @@ TEST_F(PersistenceTest, RetentionTimerDeletesOldEventsAndClearsOldPayloads) {
       return e;
     };
     core::Event start = make("ev-start", "wrapper_started", now - 20 * day);
-    start.runtime = core::RuntimeInfo{"claude", "/tmp", "h", "", "boot", now - 20 * day, 0};
+    start.runtime = core::RuntimeInfo{"claude", "/tmp", "h", "", "boot", now - 20 * day, 0, ""};
     core::Event mid = make("ev-mid", "state_changed", now - 10 * day);
     mid.source_seq = 1;
     mid.signal = core::Signal{core::State::kRunning, "", core::Confidence::kHigh, "r", "ev", {}};

@@ -13,7 +13,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+<<<<<<< HEAD
 #include <thread>
+=======
+#include <sstream>
+>>>>>>> main
 
 #include "cli/table.h"
 #include "libagtcore/file_reader.h"
@@ -119,6 +123,50 @@ TEST_F(TmuxTest, PanesAppearChangeAndDisappear) {
   // A session killed: its pane leaves the view.
   ASSERT_EQ(Tmux({"kill-session", "-t", "work"}).status, 0);
   EXPECT_TRUE(PollUntil([&] { return PaneCount() == 1; }, 10000));
+}
+
+TEST_F(TmuxTest, AnUnwrappedAgentsVersionAndItsUnreadableScreenAreKept) {
+  // A program called claude, laid out as npm installs Claude Code, showing a
+  // screen no claude rule reads; the collector finds it by its process name.
+  const std::string pkg = env_.root + "/nm/@anthropic-ai/claude-code";
+  std::filesystem::create_directories(pkg + "/bin");
+  std::filesystem::copy_file("/bin/sleep", pkg + "/bin/claude");
+  std::ofstream(pkg + "/package.json") << R"({"name":"@anthropic-ai/claude-code","version":"0.0.1-lab"})";
+  std::ofstream(env_.root + "/odd.txt") << "✻ a screen nobody recorded\n  ⟡⟡ some footer\n";
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "cap", "-x", "100", "-y", "30",
+                  "cat " + env_.root + "/odd.txt; exec " + pkg + "/bin/claude 60"})
+                .status,
+            0);
+  ASSERT_NO_FATAL_FAILURE(AddLabTarget());
+  rapidjson::Document item;
+  ASSERT_TRUE(PollUntil([&] {
+    auto r = daemon_->Call("GET", "/v1/panes?target=lab");
+    if (!r.ok()) return false;
+    item.Parse(r->body.c_str());
+    return item.IsObject() && item["items"].Size() == 1 && item["items"][0]["agent_version"].IsString();
+  }, 10000)) << "the agent pane never showed its version";
+  const auto& it = item["items"][0];
+  EXPECT_STREQ(it["agent_type"].GetString(), "claude");
+  EXPECT_STREQ(it["agent_version"].GetString(), "0.0.1-lab");
+  EXPECT_FALSE(it["verified"].GetBool());
+
+  const std::string dir = env_.state_dir() + "/screens";
+  std::string kept;
+  ASSERT_TRUE(PollUntil([&] {
+    if (!std::filesystem::exists(dir)) return false;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) kept = e.path().string();
+    return !kept.empty();
+  }, 15000)) << "no screen kept";
+  std::ifstream in(kept);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  rapidjson::Document k;
+  k.Parse(ss.str().c_str());
+  ASSERT_TRUE(k.IsObject()) << ss.str();
+  EXPECT_STREQ(k["mode"].GetString(), "CAP");
+  EXPECT_STREQ(k["reason"].GetString(), "no_rule_matched");
+  EXPECT_STREQ(k["agent_version"].GetString(), "0.0.1-lab");
+  EXPECT_NE(ss.str().find("⟡⟡ some footer"), std::string::npos) << ss.str();
 }
 
 TEST_F(TmuxTest, AHookInAnotherServersPaneLandsOnThatTarget) {

@@ -56,6 +56,21 @@ TEST(RuntimeTracker, AppearsOnceThenStaysQuiet) {
   EXPECT_TRUE(again.empty());
 }
 
+TEST(RuntimeTracker, AnObservedRuntimeCarriesTheVersionFoundForItsProcess) {
+  RuntimeTracker rt("host", "I1");
+  std::vector<int64_t> asked;
+  rt.set_version_finder([&](int64_t pid) -> std::string {
+    asked.push_back(pid);
+    return pid == 101 ? "2.1.330" : "";
+  });
+  auto ev = rt.Update(Topo("10-5", {Pane("%1", 100, "claude", 101), Pane("%2", 200, "codex", 201)}), {}, {}, 1);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].runtime->agent_version, "2.1.330");
+  EXPECT_EQ(ev[1].runtime->agent_version, "");
+  (void)rt.Update(Topo("10-5", {Pane("%1", 100, "claude", 101), Pane("%2", 200, "codex", 201)}), {}, {}, 2);
+  EXPECT_EQ(asked, (std::vector<int64_t>{101, 201})) << "asked once per runtime, not per scan";
+}
+
 TEST(RuntimeTracker, PidChangeRecreatedPaneAndBootChangeAreNewRuntimes) {
   RuntimeTracker rt("host", "I1");
   (void)rt.Update(Topo("10-5", {Pane("%1", 100, "claude", 101)}), {}, {}, 1);

@@ -1,6 +1,8 @@
 // A CollectorSink that records every call, for the collectors' tests.
 #pragma once
 
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +16,8 @@ class FakeSink final : public CollectorSink {
   std::vector<Topology> topologies;
   std::vector<core::Event> events;
   std::set<std::string> owned;  // "target/pane" owned by a fresher source
+  std::map<std::string, core::Signal> hook;  // "target/pane" -> the hooks' opinion
+  std::vector<detect::KeptScreen> kept;
 
   void OnTopology(const Topology& t) override { topologies.push_back(t); }
   void OnEvent(core::Event e) override { events.push_back(std::move(e)); }
@@ -21,6 +25,14 @@ class FakeSink final : public CollectorSink {
                             const std::string& pane_id) const override {
     return owned.count(target_id + "/" + pane_id) != 0;
   }
+
+  std::optional<core::Signal> HookOpinion(const std::string& target_id,
+                                          const std::string& pane_id) const override {
+    auto it = hook.find(target_id + "/" + pane_id);
+    if (it == hook.end()) return std::nullopt;
+    return it->second;
+  }
+  void KeepScreen(detect::KeptScreen s) override { kept.push_back(std::move(s)); }
 
   std::vector<core::Event> OfType(std::string_view type) const {
     std::vector<core::Event> r;

@@ -28,6 +28,9 @@ class ScriptAnalyzer final : public detect::Analyzer {
     if (last == "settle") {
       v.signal.state = in.now >= in.last_output + kNsPerSec ? State::kWaitingApproval : State::kRunning;
       v.recheck_at = in.now >= in.last_output + kNsPerSec ? 0 : in.last_output + kNsPerSec;
+    } else if (last == "nothing") {
+      v.signal.state = State::kUnknown;
+      v.signal.reason_code = "no_rule_matched";
     } else if (last.starts_with("state:")) {
       v.signal.state = *core::ParseState(last.substr(6));
       v.signal.rule_id = "r." + last.substr(6);
@@ -226,6 +229,76 @@ TEST_F(PollerTest, NoDeadlineThatNothingActsOn) {
   poller.Tick(now);
   // The capture is tried again one interval after the failed one.
   EXPECT_EQ(poller.NextDeadline(), now + 2 * kNsPerSec);
+}
+
+TEST_F(PollerTest, AScreenNoRuleReadsIsKeptOnceAfterThreeSeconds) {
+  Watch({"%1"});
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "something new\nnothing", now);
+  EXPECT_TRUE(sink.kept.empty());
+  EXPECT_EQ(poller.NextDeadline(), now + 3 * kNsPerSec) << "a quiet unreadable screen is judged too";
+  now += 3 * kNsPerSec;
+  poller.Tick(now);
+  ASSERT_EQ(sink.kept.size(), 1u);
+  const detect::KeptScreen& k = sink.kept[0];
+  EXPECT_EQ(k.reason, "no_rule_matched");
+  EXPECT_EQ(k.mode, "CAP");
+  EXPECT_EQ(k.agent_type, "claude");
+  EXPECT_EQ(k.target_id, "host");
+  EXPECT_EQ(k.pane_id, "%1");
+  EXPECT_EQ(k.state, State::kUnknown);
+  EXPECT_EQ(k.screen.lines, (std::vector<std::string>{"something new", "nothing"}));
+  EXPECT_FALSE(k.hook_state.has_value());
+  now += 10 * kNsPerSec;
+  poller.Tick(now);
+  poller.MarkChanged("%1", now);
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "still\nnothing", now);
+  now += 5 * kNsPerSec;
+  poller.Tick(now);
+  EXPECT_EQ(sink.kept.size(), 1u) << "once per spell";
+}
+
+TEST_F(PollerTest, AScreenThatContradictsTheHooksForThreeSecondsIsKept) {
+  core::Signal wait;
+  wait.state = State::kWaitingApproval;
+  wait.rule_id = "claude.PermissionRequest";
+  sink.hook["host/%1"] = wait;
+  Watch({"%1"});
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  // The hooks say a dialog waits; the screen (a dialog no rule reads, a
+  // spinner left on) says running.
+  poller.OnCapture("%1", "state:running", now);
+  now += 2 * kNsPerSec;
+  poller.Tick(now);
+  EXPECT_TRUE(sink.kept.empty());
+  now += kNsPerSec;
+  poller.Tick(now);
+  ASSERT_EQ(sink.kept.size(), 1u);
+  EXPECT_EQ(sink.kept[0].reason, "contradicts_hook");
+  EXPECT_EQ(sink.kept[0].state, State::kRunning);
+  ASSERT_TRUE(sink.kept[0].hook_state.has_value());
+  EXPECT_EQ(*sink.kept[0].hook_state, State::kWaitingApproval);
+  EXPECT_EQ(sink.kept[0].hook_rule_id, "claude.PermissionRequest");
+}
+
+TEST_F(PollerTest, AgreementOrAShortDisagreementKeepsNothing) {
+  core::Signal running;
+  running.state = State::kRunning;
+  sink.hook["host/%1"] = running;
+  Watch({"%1"});
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "state:running", now);      // agrees
+  now += 10 * kNsPerSec;
+  poller.Tick(now);
+  poller.MarkChanged("%1", now);
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
+  poller.OnCapture("%1", "state:idle", now);         // disagrees...
+  now += kNsPerSec;
+  sink.hook["host/%1"].state = State::kCompleted;    // ...until the hooks catch up
+  now += 3 * kNsPerSec;
+  poller.Tick(now);
+  EXPECT_TRUE(sink.kept.empty());
 }
 
 TEST_F(PollerTest, NewAgentPidStartsOverAndGonePanesAreForgotten) {
