@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "aggregator/observe/loop_timer.h"
+#include "libagtcore/file.h"
 #include "libagtcore/unique_fd.h"
 
 extern char** environ;
@@ -46,15 +47,27 @@ struct TmuxControlClient::Conn {
 
 namespace {
 
-/// True when a server accepts connections on `path` (a connect(), no fork).
-bool ServerListening(const std::string& path) {
+/// The pid of the server accepting connections on `path` (SO_PEERCRED of a
+/// connect(), no fork); 0 when nothing listens, -1 when the pid is unknown.
+int64_t ListeningServer(const std::string& path) {
   sockaddr_un sa{};
   sa.sun_family = AF_UNIX;
-  if (path.size() >= sizeof sa.sun_path) return true;  // let tmux report it
+  if (path.size() >= sizeof sa.sun_path) return -1;  // let tmux report it
   std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
   core::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return true;
-  return connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
+  if (!fd.valid()) return -1;
+  if (connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) return 0;
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) return -1;
+  return cred.pid;
+}
+
+/// True once the server has a child process: its first pane exists, so the
+/// command that started it has run.
+bool HasChild(int64_t pid) {
+  auto children = core::ReadWholeFile("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  return children.ok() && children->find_first_not_of(" \n") != std::string::npos;
 }
 
 struct WriteReq {
@@ -161,11 +174,28 @@ void TmuxControlClient::Spawn() {
   // `tmux -C attach` starts a server when none runs (it then exits at once,
   // having no sessions): probe the socket first, which also saves a fork
   // per retry while tmux is not running.
-  if (!ServerListening(options_.socket_path)) {
+  const int64_t server = ListeningServer(options_.socket_path);
+  if (server == 0) {
     ++probes_;
     WatchSocketDir();
     if (fresh_) ScheduleReconnect();  // created but not yet listening
     else RetryIn(options_.probe_interval);
+    return;
+  }
+  // tmux 3.3a's server can crash (SIGSEGV) when a control client attaches
+  // in the first milliseconds of its life, while the client that started
+  // it has not yet run its command: seen in about 1 of 15 starts when the
+  // attach came within 5 ms, never after. So attach only once the server
+  // has a child (its first pane), or has been seen listening for
+  // settle_new_server (a server started without a session).
+  if (server > 0 && server != young_pid_) {
+    young_pid_ = server;
+    young_since_ = uv_now(loop_);
+  }
+  if (server > 0 && !HasChild(server) &&
+      uv_now(loop_) - young_since_ < uint64_t(options_.settle_new_server / core::kNsPerMs)) {
+    ++probes_;
+    RetryIn(options_.fresh_retry);
     return;
   }
   Conn* c = new Conn;

@@ -41,6 +41,10 @@ struct ControlClientOptions {
   /// After the socket appeared: the first retry when the attach fails (the
   /// server may not have its first session yet), doubling up to reconnect_min.
   core::TimeNs fresh_retry = 10 * core::kNsPerMs;
+  /// A server without a child process is attached only after it has been
+  /// seen listening this long (see Spawn in the .cc: tmux 3.3a can crash
+  /// when a control client attaches while it starts).
+  core::TimeNs settle_new_server = 1 * core::kNsPerSec;
 };
 
 class TmuxControlClient {
@@ -92,6 +96,8 @@ class TmuxControlClient {
   uv_fs_event_t* watch_ = nullptr;  // owned; freed in its close callback; null = not watching
   bool running_ = false;
   bool fresh_ = false;  // the socket appeared and no attach has succeeded since
+  int64_t young_pid_ = 0;     // the last server pid seen listening
+  uint64_t young_since_ = 0;  // when it was first seen (loop ms)
   core::TimeNs backoff_ = 0;
   int64_t spawns_ = 0;
   int64_t commands_ = 0;

@@ -109,8 +109,10 @@ TEST_F(ChurnTest, ServersAndAgentPanesComeAndGoWithoutSpinning) {
   while (Clock::now() - begin < std::chrono::seconds(55)) {
     ++round;
     // A new server on the same socket: an unwrapped and a wrapped agent.
-    ASSERT_EQ(Tmux({"new-session", "-d", "-s", "r" + std::to_string(round), "-x", "120", "-y", "40", claude}).status,
-              0);
+    // A daemon that attaches too early can crash a starting tmux 3.3a
+    // server: the user's new-session then fails ("server exited unexpectedly").
+    auto created = Tmux({"new-session", "-d", "-s", "r" + std::to_string(round), "-x", "120", "-y", "40", claude});
+    ASSERT_EQ(created.status, 0) << "round " << round << ": " << created.err;
     Tmux({"new-window", "-d", wrapped});
     if (round % 3 == 0) {
       StopDaemon("right after a server started (round " + std::to_string(round) + ")");

@@ -13,11 +13,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-<<<<<<< HEAD
-#include <thread>
-=======
 #include <sstream>
->>>>>>> main
+#include <thread>
 
 #include "cli/table.h"
 #include "libagtcore/file_reader.h"
@@ -279,7 +276,8 @@ TEST_F(TmuxTest, ANewServerOnTheSameSocketIsANewPaneIdentity) {
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // the old server is long gone
 
   // A new server on the same socket, whose first pane is %0 again.
-  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "new", "sh"}).status, 0);
+  auto created = Tmux({"new-session", "-d", "-s", "new", "sh"});
+  ASSERT_EQ(created.status, 0) << created.err;
   const auto started = std::chrono::steady_clock::now();
   double seen_after = -1;
   std::string wrong;
