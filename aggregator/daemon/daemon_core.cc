@@ -196,6 +196,8 @@ bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candid
 bool DaemonCore::OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const {
   const state::Runtime* rt = backend_.core->ActiveRuntime(target_id, pane_id);
   if (!rt) return false;
+  if (auto t = topologies_.find(target_id); t != topologies_.end() && OfAnotherServer(*rt, t->second))
+    return false;  // the old server's runtime owns nothing in the new one
   return FresherSourceOwns(*rt, backend_.core->Candidates(rt->runtime_id), clock_.Now(),
                            options_.fresh_owner);
 }

@@ -147,6 +147,11 @@ std::string IdentityFromKey(Scope scope, std::string_view key) {
   return j.Take();
 }
 
+bool OfAnotherServer(const state::Runtime& rt, const Topology& topology) {
+  return topology.server_running && !topology.boot_id.empty() && !rt.boot_id.empty() &&
+         rt.boot_id != topology.boot_id;
+}
+
 void WriteVerification(JsonOut& j, const std::string& agent_type, const std::string& agent_version) {
   const detect::Verification v =
       detect::VerifyVersion(detect::DefaultLibrary().get(), agent_type, agent_version);
@@ -165,6 +170,8 @@ std::vector<PaneRow> CollectPanes(const ViewSources& src) {
   auto fill_state = [&](PaneRow& r) {
     const state::Runtime* rt = src.core->ActiveRuntime(r.target, r.pane_id);
     if (!rt) return;
+    if (auto t = src.topologies->find(r.target); t != src.topologies->end() && OfAnotherServer(*rt, t->second))
+      return;  // the old server's pane of the same id
     r.agent = true;
     r.runtime_id = rt->runtime_id;
     r.agent_type = rt->agent_type;

@@ -62,6 +62,11 @@ struct ViewSources {
   const TargetRegistry* targets;
 };
 
+/// True when `rt` ran in an earlier instance of its target's tmux server:
+/// the topology's boot id is known and differs (spec: pane identity includes
+/// the server's boot id, so a new server's %0 is not the old %0).
+bool OfAnotherServer(const state::Runtime& rt, const Topology& topology);
+
 /// "agent_version", "verified", "verified_on" of a pane item and of
 /// /v1/explain (docs/api.md): whether the agent's version is one its
 /// pattern set was verified on. Says so; never changes the state.

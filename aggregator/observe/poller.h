@@ -43,6 +43,8 @@ struct PollerOptions {
   TimeNs active_interval = 2 * core::kNsPerSec;
   TimeNs idle_interval_max = 30 * core::kNsPerSec;
   TimeNs burst_settle = 50 * core::kNsPerMs;
+  /// How long a pane a fresher source owns waits before it is asked again.
+  TimeNs owned_recheck = 1 * core::kNsPerSec;
   TimeNs keep_after = 3 * core::kNsPerSec;  // an unreadable or contradicting screen is kept after this
 };
 
@@ -78,6 +80,8 @@ class Poller {
   /// Runs the analyzer again for panes whose recheck_at has come.
   void Tick(TimeNs now);
   /// The earliest time something is due (a capture or a recheck); 0 = none.
+  /// Every deadline it returns is consumed by TakeDueCaptures or Tick when
+  /// it has come (so a caller's timer never fires again for the same one).
   TimeNs NextDeadline() const;
 
   int64_t captures() const { return captures_; }
@@ -103,6 +107,7 @@ class Poller {
     std::string text;          // the last captured text
     detect::Screen screen;
     TimeNs recheck_at = 0;
+    TimeNs owned_until = 0;    // a fresher source owned it; ask again then
     std::optional<core::Signal> emitted;  // last verdict sent
     detect::StuckUnknownWatch unreadable;
     TimeNs contra_since = 0;   // start of the current disagreement with the hooks, 0 = none

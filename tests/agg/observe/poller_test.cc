@@ -188,11 +188,15 @@ TEST_F(PollerTest, RecheckReanalysesWithoutCapturing) {
 }
 
 TEST_F(PollerTest, SilentWhileAFresherSourceOwnsThePane) {
+  const TimeNs again = NoSettle().owned_recheck;
   Watch({"%1"});
   sink.owned.insert("host/%1");
   EXPECT_TRUE(poller.TakeDueCaptures(now).empty());
-  EXPECT_EQ(poller.NextDeadline(), 0);
+  // Asked again after owned_recheck, not at every turn of the loop.
+  EXPECT_EQ(poller.NextDeadline(), now + again);
   sink.owned.clear();
+  EXPECT_TRUE(poller.TakeDueCaptures(now + again - 1).empty());
+  now += again;
   ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
   poller.OnCapture("%1", "state:running", now);
   sink.owned.insert("host/%1");
@@ -200,9 +204,31 @@ TEST_F(PollerTest, SilentWhileAFresherSourceOwnsThePane) {
   poller.MarkChanged("%1", now);
   EXPECT_TRUE(poller.TakeDueCaptures(now).empty());
   sink.owned.clear();
+  now += again;
   ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
   poller.OnCapture("%1", "state:running", now);  // same verdict, but re-sent after ownership
   EXPECT_EQ(States(), (std::vector<State>{State::kRunning, State::kRunning}));
+}
+
+// Issue 14: a deadline that nothing acts on when it comes makes the
+// collector's timer fire again at once, forever. A recheck that falls due
+// while the pane's capture is in flight waits for the capture.
+TEST_F(PollerTest, NoDeadlineThatNothingActsOn) {
+  Watch({"%1"});
+  (void)poller.TakeDueCaptures(now);
+  poller.OnCapture("%1", "settle", now);
+  ASSERT_EQ(poller.NextDeadline(), now + kNsPerSec);
+  poller.MarkChanged("%1", now);
+  now += 2 * kNsPerSec;
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);  // in flight; its recheck is past
+  EXPECT_EQ(poller.NextDeadline(), 0);
+  poller.Tick(now);
+  EXPECT_EQ(poller.NextDeadline(), 0);
+  poller.CaptureFailed("%1");
+  EXPECT_EQ(poller.NextDeadline(), now - kNsPerSec);  // the recheck, now that nothing is in flight
+  poller.Tick(now);
+  // The capture is tried again one interval after the failed one.
+  EXPECT_EQ(poller.NextDeadline(), now + 2 * kNsPerSec);
 }
 
 TEST_F(PollerTest, AScreenNoRuleReadsIsKeptOnceAfterThreeSeconds) {
