@@ -55,20 +55,18 @@ core::Result<double> StartWall(const std::string& dir) {
   return d["recording"]["start_wall"].GetDouble();
 }
 
-// The poller's sink: the engine, and the daemon's own rule for a pane a
-// fresher source owns (agg::FresherSourceOwns, as DaemonCore asks it) with
-// the daemon's default freshness (CoreOptions::fresh_owner).
+// The poller's sink: the engine, and the daemon's own rule for who owns a
+// pane (agg::FresherOwner, as DaemonCore asks it) with the daemon's default
+// freshness (CoreOptions::fresh_owner).
 class EngineSink final : public agg::CollectorSink {
  public:
   EngineSink(const state::Engine& engine, const TimeNs& now) : engine_(engine), now_(now) {}
   void OnTopology(const agg::Topology&) override {}
   void OnEvent(core::Event event) override { out.push_back(std::move(event)); }
-  bool OwnedByFresherSource(const std::string& target_id,
-                            const std::string& pane_id) const override {
+  agg::PaneOwner OwnerOf(const std::string& target_id, const std::string& pane_id) const override {
     const state::Runtime* rt = engine_.ActiveRuntime(target_id, pane_id);
-    if (rt == nullptr) return false;
-    return agg::FresherSourceOwns(*rt, engine_.Candidates(rt->runtime_id), now_,
-                                  agg::CoreOptions{}.fresh_owner);
+    if (rt == nullptr) return agg::PaneOwner::kNone;
+    return agg::FresherOwner(*rt, engine_.Candidates(rt->runtime_id), now_, agg::CoreOptions{}.fresh_owner);
   }
   std::vector<core::Event> out;
 
