@@ -158,6 +158,11 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
           answered_signal.evidence = "answered: " + c.signal.evidence;
           answered_signal.detail = {};
           signal = &answered_signal;
+        } else if (fr.detail_from_screen) {
+          // Row 5: the hook's wait, with the options the screen reads.
+          lent_signal = c.signal;
+          lent_signal.detail = r.slots[Idx(fr.detail_source)].candidate.signal.detail;
+          signal = &lent_signal;
         }
         source = fr.winner;
         has_source = true;

@@ -183,23 +183,23 @@ void DaemonCore::FlushQueued() {
   (void)Ingest(std::move(batch));
 }
 
-bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
+PaneOwner FresherOwner(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
                        core::TimeNs now, core::TimeNs fresh_owner) {
-  if (rt.owner == core::Source::kWrapper) return true;
+  if (rt.owner == core::Source::kWrapper) return PaneOwner::kWrapper;
   for (const state::Candidate& c : candidates) {
     if (c.source != core::Source::kHook || c.stale || now - c.seen_at > fresh_owner) continue;
-    return c.signal.state == core::State::kRunning || c.signal.state == core::State::kCompleted;
+    const bool lifecycle = c.signal.state == core::State::kRunning || c.signal.state == core::State::kCompleted;
+    return lifecycle ? PaneOwner::kHooks : PaneOwner::kNone;
   }
-  return false;
+  return PaneOwner::kNone;
 }
 
-bool DaemonCore::OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const {
+PaneOwner DaemonCore::OwnerOf(const std::string& target_id, const std::string& pane_id) const {
   const state::Runtime* rt = backend_.core->ActiveRuntime(target_id, pane_id);
-  if (!rt) return false;
+  if (!rt) return PaneOwner::kNone;
   if (auto t = topologies_.find(target_id); t != topologies_.end() && OfAnotherServer(*rt, t->second))
-    return false;  // the old server's runtime owns nothing in the new one
-  return FresherSourceOwns(*rt, backend_.core->Candidates(rt->runtime_id), clock_.Now(),
-                           options_.fresh_owner);
+    return PaneOwner::kNone;  // the old server's runtime owns nothing in the new one
+  return FresherOwner(*rt, backend_.core->Candidates(rt->runtime_id), clock_.Now(), options_.fresh_owner);
 }
 
 std::optional<core::Signal> DaemonCore::HookOpinion(const std::string& target_id,

@@ -79,7 +79,7 @@ std::vector<std::string> Poller::TakeDueCaptures(TimeNs now) {
   for (auto& [id, p] : panes_) {
     if (!p.marked || p.in_flight) continue;
     if (now < DueAt(p)) continue;
-    if (sink_.OwnedByFresherSource(target_id_, id)) {
+    if (sink_.OwnerOf(target_id_, id) == PaneOwner::kWrapper) {
       p.emitted.reset();  // when ownership ends, the next verdict is sent
       p.owned_until = now + options_.owned_recheck;  // asked again then, not at every turn
       continue;
@@ -150,9 +150,10 @@ void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
   detect::Verdict v = p.analyzer->Analyze(in);
   ++analyses_;
   p.recheck_at = v.recheck_at > now ? v.recheck_at : 0;
-  if (sink_.OwnedByFresherSource(target_id_, pane_id)) {
-    // No capture while owned: the last screen is not now's, so it is judged
-    // neither unreadable nor contradicting.
+  const PaneOwner owner = sink_.OwnerOf(target_id_, pane_id);
+  if (owner == PaneOwner::kWrapper) {
+    // No capture while the wrapper owns it: the last screen is not now's,
+    // so it is judged neither unreadable nor contradicting.
     p.unreadable = detect::StuckUnknownWatch(options_.keep_after);
     p.contra_since = 0;
     p.contra_key.clear();
@@ -162,7 +163,15 @@ void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
   if (const TimeNs again = Diagnose(pane_id, p, v.signal, now); again > now)
     p.recheck_at = p.recheck_at == 0 ? again : std::min(p.recheck_at, again);
   if (p.emitted && !VerdictChanged(*p.emitted, v.signal)) return;
+  if (owner == PaneOwner::kHooks && !core::NeedsAction(v.signal.state) && !p.dialog_open) {
+    p.emitted.reset();  // the hooks' to report; when they stop owning, it is sent
+    return;
+  }
   p.emitted = v.signal;
+  if (core::NeedsAction(v.signal.state))
+    p.dialog_open = true;
+  else if (v.signal.state != core::State::kUnknown)
+    p.dialog_open = false;  // a readable screen after the dialog: it went
   core::Event e;
   e.event_id = core::NewUlid(now);
   e.event_type = std::string(core::event_type::kStateChanged);

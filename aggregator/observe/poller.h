@@ -16,6 +16,13 @@
 // captured at once and the rest only an interval later. Analyzer recheck_at deadlines
 // re-run the analyzer on the last screen without capturing again.
 //
+// Ownership (CollectorSink::OwnerOf, docs/observe.md "Who owns a pane"): a
+// pane the wrapper reads is neither captured nor reported. While the hooks
+// report the lifecycle (PaneOwner::kHooks), the pane is captured as any
+// other, but only a wait is reported, and after a reported wait every
+// change up to a readable verdict that is no wait (the dialog went, and
+// what followed); any other verdict is the hooks' to report.
+//
 // Self-diagnosis: a screen that stays unknown/no_rule_matched for 3 s, or
 // that contradicts the hooks (CollectorSink::HookOpinion: a wait against no
 // wait, work against rest) for 3 s, is handed to CollectorSink::KeepScreen,
@@ -109,6 +116,7 @@ class Poller {
     TimeNs recheck_at = 0;
     TimeNs owned_until = 0;    // a fresher source owned it; ask again then
     std::optional<core::Signal> emitted;  // last verdict sent
+    bool dialog_open = false;  // the last wait sent has not been followed by a readable non-wait
     detect::StuckUnknownWatch unreadable;
     TimeNs contra_since = 0;   // start of the current disagreement with the hooks, 0 = none
     std::string contra_key;    // what disagrees (hook state and rule, screen state)
