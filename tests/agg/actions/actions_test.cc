@@ -301,6 +301,20 @@ constexpr const char* kApprovalChoices =
     "[\"Yes\",\"Yes, and don't ask again for mkdir commands in this project\","
     "\"No, and tell Claude what to do differently\"]";
 
+// Observed with Claude Code under load: one Down of "no" (Down Down Enter)
+// was lost and the command the user denied ran. The cursor is checked on
+// screen before Enter; a lost arrow is sent again from where the cursor is.
+TEST_F(ActionsTest, RespondConfirmsOnlyWhenTheCursorIsOnTheChosenOption) {
+  OpenMenu("asklossy", "Do you want to proceed?");
+  SetWaiting("waiting_approval", 30, 2, kApprovalChoices);
+  auto r = Cli({"respond", ref_, "no"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(PollUntil([&] { return Log().find("CHOSE ") != std::string::npos; })) << Log();
+  EXPECT_NE(Log().find("LOST down\n"), std::string::npos) << "the stand-in lost no key: " << Log();
+  EXPECT_NE(Log().find("CHOSE No, and tell Claude what to do differently (esc)\n"), std::string::npos) << Log();
+  EXPECT_EQ(Log().find("CHOSE Yes"), std::string::npos) << Log();
+}
+
 TEST_F(ActionsTest, RespondMovesTheCursorWithArrowsAndConfirms) {
   OpenMenu("ask", "Do you want to proceed?");
   SetWaiting("waiting_approval", 30, 2, kApprovalChoices);
