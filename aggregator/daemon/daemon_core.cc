@@ -125,6 +125,15 @@ core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Eve
   if (st) {
     events_ingested_ += static_cast<int64_t>(batch.size());
     AfterChange(batch);
+  } else {
+    // The engine applied what the store refused: it is rebuilt from the
+    // store, so that it never shows (or acts on, or later commits effects
+    // derived from) a state that was not persisted and not acknowledged.
+    // If the store cannot even be read, the engine keeps what it has; a
+    // restart puts them back in step.
+    if (auto restored = backend_.persistence->Restore(*backend_.core); !restored)
+      spdlog::error("a commit failed ({}) and the engine could not be rebuilt from the store: {}",
+                    st.error().ToString(), restored.error().ToString());
   }
   // A large batch (a spool drained at once) is not kept in memory until the
   // next one; the usual batch of a few events is.
