@@ -8,6 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -327,6 +328,39 @@ std::vector<pid_t> ProcessesWith(const std::vector<std::string>& parts) {
     if (all) out.push_back(static_cast<pid_t>(std::stoi(name)));
   }
   return out;
+}
+
+// Issue 14 item 9: a wrapper killed with kill -9 never sends
+// wrapper_exited. Its agent goes with it (the PTY hangs up), and the daemon
+// ends the runtime once the agent's pid is gone: the pane no longer shows
+// the dead wrapper's state (PTY, running) for ever.
+TEST_F(TmuxTest, AWrapperKilledWithSigkillEndsItsRuntime) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "w", "-x", "120", "-y", "30", "sh"}).status, 0);
+  ASSERT_NO_FATAL_FAILURE(AddLabTarget());
+  ASSERT_TRUE(PollUntil([&] { return PaneCount() == 1; }, 10000));
+  ASSERT_EQ(Tmux({"send-keys", "-t", "w", "-l",
+                  std::string(AGTMUX_BIN) + " wrap --agent claude -- sh -c 'echo working; exec sleep 987654'"})
+                .status,
+            0);
+  ASSERT_EQ(Tmux({"send-keys", "-t", "w", "Enter"}).status, 0);
+  std::string runtime;
+  ASSERT_TRUE(PollUntil([&] {
+    auto d = Panes();
+    const auto* row = RowOf(d, "%0");
+    if (!row || !row->HasMember("source") || !(*row)["source"].IsString()) return false;
+    if (std::string((*row)["source"].GetString()) != "PTY") return false;
+    runtime = (*row)["runtime_id"].GetString();
+    return true;
+  }, 10000)) << "the wrapped pane never showed PTY";
+  std::vector<pid_t> wrappers = ProcessesWith({AGTMUX_BIN, "wrap", "987654"});
+  ASSERT_EQ(wrappers.size(), 1u);
+  ASSERT_EQ(kill(wrappers[0], SIGKILL), 0);
+  // Documented: within the daemon's tick (1 s) and a grace of 2 s.
+  EXPECT_TRUE(PollUntil([&] {
+    auto d = Panes();
+    const auto* row = RowOf(d, "%0");
+    return row && (!(*row)["runtime_id"].IsString() || runtime != (*row)["runtime_id"].GetString());
+  }, 8000)) << "the dead wrapper's runtime " << runtime << " still holds the pane";
 }
 
 TEST_F(TmuxTest, AKilledDaemonLeavesNoControlClientBehind) {
