@@ -68,7 +68,7 @@ core::Result<ActionRequest> ParseActionRequest(std::string_view type, std::strin
                   integer("enter_delay_ms", &r.enter_delay_ms, 0, 5000), integer("lines", &r.lines, 1, 100000),
                   integer("key_delay_ms", &r.key_delay_ms, 0, 1000),
                   boolean("escapes", &r.escapes), str("mode", &r.mode), str("signal", &r.signal),
-                  str("client", &r.client)}) {
+                  str("client", &r.client), str("client_socket", &r.client_socket)}) {
     if (!st) return st.error();
   }
   if (r.ref.empty()) return core::MakeError(core::Err::kRefInvalid, "field 'ref' is required");

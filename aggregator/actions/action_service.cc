@@ -9,6 +9,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -392,7 +393,16 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
   if (!row.window_id.empty())
     if (auto st = RunTmux(*ex, tmux, {"select-window", "-t", row.window_id}); !st) return st;
   if (auto st = RunTmux(*ex, tmux, {"select-pane", "-t", row.pane_id}); !st) return st;
-  if (!run.req.client.empty()) {
+  // A client of another tmux server cannot be switched to this one's pane:
+  // the caller is given the attach command instead.
+  // (By device and inode: std::filesystem::equivalent refuses two sockets.)
+  auto same_file = [](const std::string& a, const std::string& b) {
+    struct stat sa {}, sb {};
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  };
+  const bool other_server = !run.req.client_socket.empty() && !target.spec.tmux_socket.empty() &&
+                            !same_file(run.req.client_socket, target.spec.tmux_socket);
+  if (!run.req.client.empty() && !other_server) {
     if (auto st = RunTmux(*ex, tmux, {"switch-client", "-c", run.req.client, "-t", row.pane_id}); !st) return st;
     run.extra.Key("mode").Str("switched").Key("client").Str(run.req.client);
     Audit(run, "action_attached", "switch-client " + run.req.client);

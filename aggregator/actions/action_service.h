@@ -53,7 +53,8 @@ struct ActionRequest {
   std::string mode = "key";  // key | signal
   std::string signal = "INT";
   // attach
-  std::string client;        // the caller's tmux client (tty), when inside tmux
+  std::string client;        // the caller's tmux client (#{client_name}), when inside tmux
+  std::string client_socket; // the socket of that client's tmux server
   std::string payload_hash;  // of the body without request_ref (set by ParseActionRequest)
 };
 

@@ -3,6 +3,7 @@
 // every submitted message and C-c. Each test checks both the daemon's
 // answer and what did (or did not) reach the pane.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <rapidjson/document.h>
 
 #include <fstream>
@@ -441,6 +442,37 @@ TEST_F(ActionsTest, AttachSelectsThePaneAfterCheckingFreshness) {
   EXPECT_EQ(current(), window_);
   const std::string session = Trim(Tmux({"display-message", "-p", "-t", "work", "#{session_id}"}).out);
   EXPECT_EQ(r.out, "tmux -S " + sock_ + " attach-session -t '" + session + "'\n");
+}
+
+// Issue 16: `agtmux attach` typed at a shell inside tmux (the main way it is
+// used) failed with "can't find client: /dev/pts/N": it named its own
+// terminal, the pane's, as the client. Here a real client (on a pty of its
+// own) is attached to session "home", the command is typed into home's
+// pane, and that client must end up on the agent's pane.
+TEST_F(ActionsTest, AttachFromInsideTmuxSwitchesTheCallingClient) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "home", "-x", "100", "-y", "30", "sh"}).status, 0);
+  env_.vars.push_back("TERM=xterm-256color");
+  const pid_t client = env_.Spawn({"/usr/bin/python3", "-c", "import pty, sys; pty.spawn(sys.argv[1:])",
+                                   "/usr/bin/tmux", "-S", sock_, "attach-session", "-t", "home"});
+  ASSERT_GT(client, 0);
+  // The one client that is not a control client (the daemon has one).
+  auto client_session = [&] {
+    std::string out;
+    std::istringstream lines(Tmux({"list-clients", "-F", "#{?client_control_mode,,#{client_session}}"}).out);
+    for (std::string line; std::getline(lines, line);) out += line;
+    return out;
+  };
+  ASSERT_TRUE(PollUntil([&] { return client_session() == "home"; }, 10000)) << client_session();
+  ASSERT_EQ(Tmux({"send-keys", "-t", "home", "-l", std::string(AGTMUX_BIN) + " attach '" + ref_ + "'; echo rc=$?"})
+                .status, 0);
+  ASSERT_EQ(Tmux({"send-keys", "-t", "home", "Enter"}).status, 0);
+  const bool switched = PollUntil([&] { return client_session() == "work"; }, 10000);
+  const std::string where = client_session();
+  const std::string home = Tmux({"capture-pane", "-p", "-t", "home"}).out;
+  kill(client, SIGTERM);
+  waitpid(client, nullptr, 0);
+  EXPECT_TRUE(switched) << "the client stayed on " << where << "; home's pane shows:\n" << home;
+  EXPECT_EQ(Trim(Tmux({"display-message", "-p", "-t", "work", "#{pane_id}"}).out), pane_);
 }
 
 TEST_F(ActionsTest, AttachToARemotePanePrintsTheExactCommand) {
