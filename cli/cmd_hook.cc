@@ -3,10 +3,12 @@
 // argument): the receivers that agents' hooks and Codex's notify call.
 //
 // Whatever happens, a hook must not disturb the agent: it prints nothing,
-// exits 0, and is fast. The event goes to agtmuxd over its socket with
-// short deadlines; when the daemon is down or slow it goes to the spool,
-// which the daemon drains when it starts. Problems are appended to
-// <state_dir>/hook.log instead of being shown to the agent.
+// exits 0, and is fast. The event (redacted, its raw payload cut to 4 KiB)
+// goes to agtmuxd over its socket with short deadlines; when the daemon is
+// down or slow it goes to the spool, which the daemon drains when it
+// starts; when the spool cannot take it either, the loss is counted in the
+// spool's drop record. Problems are appended to <state_dir>/hook.log
+// instead of being shown to the agent.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -23,6 +25,7 @@
 #include "cli/hook_payload.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/event_codec.h"
+#include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/net/spool.h"
 #include "libagtcore/net/tmux_identity.h"
@@ -34,6 +37,7 @@ namespace agt::cli {
 namespace {
 
 constexpr size_t kMaxPayload = 1 << 20;
+constexpr size_t kMaxRawPayload = 4096;  // what the event keeps of it
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -110,10 +114,13 @@ std::string Deliver(const core::Paths& paths, const core::Event& e) {
   net::SpoolName name{"hook", static_cast<int64_t>(getpid()),
                       core::NewUlid(core::SystemClock::Get().Now())};
   auto writer = net::SpoolWriter::Open(paths.spool_dir, name);
-  if (!writer.ok()) return problem + "; spooling failed: " + writer.error().ToString();
-  auto appended = (*writer)->Append(body);
-  if (!appended.ok()) return problem + "; spooling failed: " + appended.error().ToString();
-  return "";  // spooled: the daemon drains it when it starts
+  core::Status spooled = writer.ok() ? (*writer)->Append(body) : core::Status(writer.error());
+  if (spooled.ok()) return "";  // spooled: the daemon drains it when it starts
+  if (writer.ok()) (void)net::DeleteSpoolFile((*writer)->path());  // nothing in it
+  problem += "; spooling failed: " + spooled.error().ToString() + "; the event is lost";
+  if (auto st = net::WriteDropRecord(paths.spool_dir, name, 1); !st)
+    problem += " (and could not be counted: " + st.error().ToString() + ")";
+  return problem;
 }
 
 int RunHook(const std::vector<std::string>& args) {
@@ -165,6 +172,11 @@ int RunHook(const std::vector<std::string>& args) {
   } else if (!p) {
     LogProblem(p, paths.error().ToString());
   } else {
+    auto redactor = core::Redactor::LoadBuiltin();
+    if (!redactor.ok()) LogProblem(p, "redaction rules: " + redactor.error().ToString() + " (raw payload dropped)");
+    core::EventCaps caps;
+    caps.raw_payload = kMaxRawPayload;
+    core::RedactEvent(redactor.ok() ? &*redactor : nullptr, &*event, caps);
     std::string problem = Deliver(*p, *event);
     if (!problem.empty()) LogProblem(p, args[0] + " " + event->event_type + ": " + problem);
   }

@@ -14,6 +14,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "libagtcore/json.h"
 #include "libagtcore/timefmt.h"
 #include "libagtcore/utf8.h"
 
@@ -363,11 +364,9 @@ Result<Event> DecodeValue(const Value& v) {
 
 Result<rapidjson::Document> Parse(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag>(json.data(), json.size());
-  if (doc.HasParseError())
-    return MakeError(Err::kPayloadInvalid,
-                     "invalid JSON at offset " + std::to_string(doc.GetErrorOffset()) +
-                         ": " + rapidjson::GetParseError_En(doc.GetParseError()));
+  JsonOptions options;
+  options.validate_utf8 = true;
+  if (Status st = ParseJson(json, &doc, options); !st) return st.error();
   return doc;
 }
 

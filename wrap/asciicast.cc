@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "libagtcore/json.h"
+
 namespace agt::wrap {
 namespace {
 
@@ -117,10 +119,8 @@ core::Result<Cast> ParseCast(std::string_view text) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     rapidjson::Document doc;
-    doc.Parse(line.data(), line.size());
-    if (doc.HasParseError())
-      return LineError(line_no, std::string("not JSON: ") +
-                                    rapidjson::GetParseError_En(doc.GetParseError()));
+    if (auto parsed = core::ParseJson(line, &doc); !parsed)
+      return LineError(line_no, "not JSON: " + parsed.error().message);
     if (!have_header) {
       if (!doc.IsObject()) return LineError(line_no, "the header is not a JSON object");
       auto v = doc.FindMember("version");

@@ -13,9 +13,13 @@
 #include <algorithm>
 
 #include "aggregator/http/json_writer.h"
+#include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/json.h"
+#include "libagtcore/redact.h"
 #include "libagtcore/ref.h"
 #include "libagtcore/shell.h"
+#include "state/store/redact_fallback.h"
 
 namespace agt::agg {
 
@@ -103,6 +107,9 @@ core::Result<std::unique_ptr<ActionService>> ActionService::Create(ActionWorld* 
   state::StoreOptions so;
   so.path = options.db_path;
   so.durability = state::Durability::kNormal;
+  // The same rules as agtmux.db (the store's fallback knows fewer shapes).
+  if (auto r = core::Redactor::LoadBuiltin(); r.ok())
+    so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
   auto store = state::Store::Open(so);
   if (!store) return store.error();
   // The spec's defaults name `dd if=/dev/` too; add it while the block list
@@ -158,8 +165,7 @@ ActionReply ActionService::Execute(ActionRequest req) {
     auto prior = store_->FindActionByRequest(req.type, req.request_ref);
     if (prior) {
       rapidjson::Document meta;
-      meta.Parse(prior->metadata_json.c_str());
-      if (meta.HasParseError() || !meta.IsObject() || !meta.HasMember("payload_hash"))
+      if (!core::ParseJson(prior->metadata_json, &meta) || !meta.IsObject() || !meta.HasMember("payload_hash"))
         return ErrorReply(Fail(core::Err::kStore, "action " + prior->action_id + " has unreadable metadata"));
       if (meta["payload_hash"].GetString() != req.payload_hash)
         return ErrorReply(Fail(core::Err::kIdempotencyConflict,
@@ -490,7 +496,7 @@ ActionReply ActionService::Get(const std::string& action_id) {
                                 ? Fail(core::Err::kNotFound, "no action " + action_id)
                                 : a.error());
   rapidjson::Document meta;
-  meta.Parse(a->metadata_json.c_str());
+  if (!core::ParseJson(a->metadata_json, &meta)) meta.SetObject();
   JsonOut j;
   j.BeginObject().Key("schema_version").Int(1).Key("generated_at").Time(clock_.Now());
   j.Key("action").BeginObject();

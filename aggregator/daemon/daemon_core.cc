@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "libagtcore/detect/pattern_analyzer.h"
+#include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
 
 namespace agt::agg {
@@ -28,7 +29,10 @@ std::string_view DispositionName(state::Disposition d) {
 }
 
 DaemonCore::DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options)
-    : loop_(loop), clock_(clock), options_(std::move(options)) {}
+    : loop_(loop),
+      clock_(clock),
+      options_(std::move(options)),
+      drops_(options_.backend.state_dir.empty() ? "" : options_.backend.state_dir + "/dropped.json") {}
 
 DaemonCore::~DaemonCore() {
   if (queue_timer_) {
@@ -88,20 +92,11 @@ void DaemonCore::AssignTarget(core::Event* e) const {
 }
 
 // Secrets never reach the store, the engine or the API (NFR-9): payloads
-// and evidence are redacted at ingest. Without redaction rules the raw
-// payload is dropped rather than kept unredacted.
-void DaemonCore::Redact(core::Event* e) const {
-  if (!redactor_) {
-    e->raw_payload.clear();
-    return;
-  }
-  if (!e->raw_payload.empty()) e->raw_payload = redactor_->Redact(e->raw_payload);
-  if (e->signal) {
-    e->signal->evidence = redactor_->Redact(e->signal->evidence);
-    e->signal->detail.details = redactor_->Redact(e->signal->detail.details);
-    for (std::string& c : e->signal->detail.choices) c = redactor_->Redact(c);
-  }
-}
+// and evidence are redacted at ingest, and cut to a size (raw_payload 64
+// KiB, the other texts 4 KiB) so that no event makes redaction or storage
+// expensive. Without redaction rules the raw payload is dropped rather than
+// kept unredacted.
+void DaemonCore::Redact(core::Event* e) const { core::RedactEvent(redactor_.get(), e); }
 
 core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Event> events) {
   // The engine fills the Effects left in batch_ by the previous call (their

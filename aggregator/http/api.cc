@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "libagtcore/event_codec.h"
+#include "libagtcore/json.h"
 #include "libagtcore/ref.h"
 
 namespace agt::agg {
@@ -100,6 +101,12 @@ class Api {
     j.Key("panes").Int(static_cast<int64_t>(rows.size())).Key("agent_panes").Int(agents);
     j.Key("watchers").Int(static_cast<int64_t>(c.watch().subscriber_count()));
     j.Key("events_ingested").Int(c.events_ingested());
+    j.Key("events_dropped").Int(c.drops().total()).Key("dropped").BeginObject();
+    for (size_t i = 0; i < kDropReasons; ++i) {
+      const auto reason = static_cast<DropReason>(i);
+      j.Key(std::string(DropReasonName(reason))).Int(c.drops().count(reason));
+    }
+    j.EndObject();
     j.EndObject();
     return Json(200, j.Take());
   }
@@ -169,8 +176,10 @@ class Api {
 
   HttpResponse AddTarget(const HttpRequest& req) {
     rapidjson::Document d;
-    d.Parse(req.body.c_str(), req.body.size());
-    if (d.HasParseError() || !d.IsObject())
+    if (auto parsed = core::ParseJson(req.body, &d); !parsed)
+      return Error(400, core::Err::kPayloadInvalid, "body must be a JSON object {\"name\",\"kind\",...}: " +
+                                                        parsed.error().message);
+    if (!d.IsObject())
       return Error(400, core::Err::kPayloadInvalid, "body must be a JSON object {\"name\",\"kind\",...}");
     TargetSpec spec;
     for (auto [key, out] : {std::pair{"name", &spec.name}, std::pair{"kind", &spec.kind},
@@ -222,10 +231,8 @@ class Api {
 
   HttpResponse PostEvents(const HttpRequest& req) {
     rapidjson::Document d;
-    d.Parse(req.body.c_str(), req.body.size());
-    if (d.HasParseError())
-      return Error(400, core::Err::kPayloadInvalid,
-                   "body is not JSON (offset " + std::to_string(d.GetErrorOffset()) + ")");
+    if (auto parsed = core::ParseJson(req.body, &d); !parsed)
+      return Error(400, core::Err::kPayloadInvalid, "body: " + parsed.error().message);
     std::vector<core::Event> events;
     if (d.IsArray() || (d.IsObject() && d.HasMember("events"))) {
       auto batch = core::DecodeEventBatch(req.body);
@@ -238,6 +245,13 @@ class Api {
     }
     auto results = ctx_.core->Ingest(std::move(events));
     if (!results) return ErrorResponse(500, results.error());
+    // A producer reports, with a delivered batch, the events it had to drop
+    // while it could neither deliver nor spool them (docs/api.md).
+    if (d.IsObject()) {
+      auto dropped = d.FindMember("dropped");
+      if (dropped != d.MemberEnd() && dropped->value.IsInt64() && dropped->value.GetInt64() > 0)
+        ctx_.core->drops().Add(DropReason::kProducer, dropped->value.GetInt64());
+    }
     JsonOut j;
     j.BeginObject().Key("schema_version").Int(1).Key("results").BeginArray();
     for (const IngestResult& r : *results) {
