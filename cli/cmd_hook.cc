@@ -49,7 +49,7 @@ void LogProblem(const core::Paths* paths, const std::string& what) {
   if (!core::EnsureDir(paths->state_dir, 0700).ok()) return;
   std::string line = core::FormatRfc3339(core::SystemClock::Get().Now()) + " hook: " + what + "\n";
   int fd = open((paths->state_dir + "/hook.log").c_str(),
-                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return;
   ssize_t n = write(fd, line.data(), line.size());
   (void)n;

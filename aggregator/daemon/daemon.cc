@@ -144,7 +144,12 @@ int RunDaemon(const DaemonOptions& opt) {
     std::fprintf(stderr, "agtmuxd: %s\n", lock.error().ToString().c_str());
     return 3;
   }
-  bool stale = InstanceLock::RemoveStaleSocket(paths.socket_path);
+  auto stale_socket = InstanceLock::RemoveStaleSocket(paths.socket_path);
+  if (!stale_socket) {
+    std::fprintf(stderr, "agtmuxd: %s\n", stale_socket.error().ToString().c_str());
+    return 1;
+  }
+  const bool stale = *stale_socket;
 
   Daemon d(opt);
   try {

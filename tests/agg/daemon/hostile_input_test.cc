@@ -3,7 +3,8 @@
 // stack, sent to every route that parses a body, planted in a spool file
 // the daemon drains at start-up, and handed to the hook on its stdin or
 // argv; spool files with broken lines, files a drain died in, old .bad
-// files, a full spool.
+// files, a full spool; and files planted where the daemon and the CLI
+// write (the lock, the socket, hook.log, a directory of another user).
 // Each must be refused with an error naming the problem while the daemon
 // keeps serving; no input may crash a start twice; no loss is silent.
 #include <gtest/gtest.h>
@@ -235,6 +236,52 @@ TEST_F(HostileInputTest, TheHookSpoolsRedactedStopsAtTheCapAndCountsWhatDidNotFi
   }));
   auto health = Json(daemon_->Call("GET", "/v1/health")->body);
   EXPECT_EQ(Field(health, "dropped", "producer"), kHooks - spooled);
+}
+
+TEST_F(HostileInputTest, ALockPlantedAsASymlinkIsNotFollowed) {
+  const std::string dir = env_.root + "/run/agtmux";
+  fs::create_directories(dir);
+  ::chmod(dir.c_str(), 0700);
+  const std::string victim = env_.root + "/victim";
+  WriteFile(victim, "precious\n");
+  fs::create_symlink(victim, dir + "/agtmuxd.lock");
+  auto r = env_.Run({AGTMUXD_BIN, "--no-observe"}, 10000);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("symbolic link"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(victim), "precious\n") << "the link's target was written";
+}
+
+TEST_F(HostileInputTest, ASymlinkAtTheSocketPathIsNamedForWhatItIs) {
+  const std::string dir = env_.root + "/run/agtmux";
+  fs::create_directories(dir);
+  ::chmod(dir.c_str(), 0700);
+  fs::create_symlink(env_.root + "/elsewhere", env_.socket());
+  auto r = env_.Run({AGTMUXD_BIN, "--no-observe"}, 10000);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("is a symbolic link, not agtmuxd's socket"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("address already in use"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_symlink(env_.socket())) << "it is not ours to remove";
+}
+
+TEST_F(HostileInputTest, ADirectoryOfAnotherUserIsRefused) {
+  const std::string dir = env_.root + "/run/agtmux";
+  fs::create_directories(dir);
+  ::chmod(dir.c_str(), 0700);
+  ASSERT_EQ(::chown(dir.c_str(), 4242, 4242), 0) << "the test needs to run as root";
+  auto r = env_.Run({AGTMUXD_BIN, "--no-observe"}, 10000);
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("belongs to uid 4242, not to us"), std::string::npos) << r.err;
+}
+
+TEST_F(HostileInputTest, HookLogPlantedAsASymlinkIsNotFollowed) {
+  fs::create_directories(env_.state_dir());
+  const std::string victim = env_.root + "/victim";
+  WriteFile(victim, "precious\n");
+  fs::create_symlink(victim, env_.state_dir() + "/hook.log");
+  env_.vars.push_back("TMUX_PANE=%1");
+  auto r = env_.Run({"/bin/sh", "-c", std::string(AGTMUX_BIN) + " hook claude < /dev/null"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(ReadFile(victim), "precious\n");
 }
 
 }  // namespace
