@@ -410,7 +410,16 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
     std::string pane = core::ShellQuote(row.pane_id);
     std::string remote = core::ShellJoin(tmux) + " select-window -t " + pane + " \\; select-pane -t " + pane +
                          " \\; attach-session -t " + pane;
-    std::vector<std::string> cmd = {"ssh", "-t", target.spec.ssh_target, remote};
+    // `--` ends ssh's options: the target is a destination, never an option
+    // (targets are validated too: ParseSshTarget). ssh takes no host:port,
+    // so a port becomes -p.
+    std::vector<std::string> cmd = {"ssh", "-t"};
+    std::string destination = target.spec.ssh_target;
+    if (auto ssh = ParseSshTarget(target.spec.ssh_target)) {
+      destination = (ssh->user.empty() ? "" : ssh->user + "@") + ssh->host;
+      if (ssh->port != 22) cmd.insert(cmd.end(), {"-p", std::to_string(ssh->port)});
+    }
+    cmd.insert(cmd.end(), {"--", destination, remote});
     run.extra.Key("mode").Str("print").Key("command").BeginArray();
     for (const auto& a : cmd) run.extra.Str(a);
     run.extra.EndArray();

@@ -147,6 +147,10 @@ void DaemonCore::AfterChange(const std::vector<Applied>& applied) {
       if (TargetStatus* t = targets_.Find(target)) {
         t->health = health == state::TargetHealth::kOk ? "ok"
                     : health == state::TargetHealth::kDegraded ? "degraded" : "down";
+        // The collector's reason (refused, timed out, host key mismatch,
+        // revoked, auth failed) is what /v1/targets and `agtmux target
+        // list` show.
+        t->error = health == state::TargetHealth::kOk ? "" : a.event.raw_payload;
         t->updated_at = a.event.ingested_at;
         changed = true;
       }
