@@ -101,6 +101,14 @@ bool StreamScanner::EndOsc(core::TimeNs now) {
     signals_.notification_at = now;
     return true;
   }
+  if (num == "7501") {
+    // OSC 7501;state=<s>:app=<a>[:kind=<k>]: the agent's own state report
+    // (Codex). "?" is a program asking whether the terminal takes them.
+    if (arg.empty() || arg == "?") return false;
+    signals_.program_status = std::string(arg);
+    signals_.program_status_at = now;
+    return true;
+  }
   if (num == "777") {
     // OSC 777;notify;<title>;<body> (rxvt/foot/ghostty); kept as "title;body".
     if (!arg.starts_with("notify;")) return false;

@@ -91,6 +91,64 @@ VtermScreen::~VtermScreen() = default;
 
 void VtermScreen::Feed(std::string_view bytes) {
   if (bytes.empty()) return;
+  // The common case: no ESC that could start a string, none held back.
+  auto starts_string = [](char c) { return c == '_' || c == '^' || c == 'X'; };
+  if (string_state_ == StringState::kOutside && bytes.back() != '\x1b') {
+    bool clean = true;
+    for (size_t i = bytes.find('\x1b'); i != std::string_view::npos && clean;
+         i = bytes.find('\x1b', i + 1))
+      clean = i + 1 < bytes.size() && !starts_string(bytes[i + 1]);
+    if (clean) {
+      FeedUnfiltered(bytes);
+      return;
+    }
+  }
+  std::string out;
+  out.reserve(bytes.size() + 1);
+  for (char c : bytes) {
+    switch (string_state_) {
+      case StringState::kOutside:
+        if (c == '\x1b')
+          string_state_ = StringState::kOutsideEsc;
+        else
+          out.push_back(c);
+        break;
+      case StringState::kOutsideEsc:
+        if (starts_string(c)) {
+          string_state_ = StringState::kInside;
+        } else {
+          out.push_back('\x1b');
+          if (c == '\x1b') break;  // another ESC: hold that one
+          out.push_back(c);
+          string_state_ = StringState::kOutside;
+        }
+        break;
+      case StringState::kInside:
+        if (c == '\x1b') string_state_ = StringState::kInsideEsc;
+        else if (c == '\x07') string_state_ = StringState::kOutside;
+        break;
+      case StringState::kInsideEsc:
+        // ST ends the string; any other ESC sequence aborts it (as in a
+        // terminal) and is interpreted.
+        if (c == '\\') {
+          string_state_ = StringState::kOutside;
+        } else if (starts_string(c)) {
+          string_state_ = StringState::kInside;
+        } else if (c == '\x1b') {
+          string_state_ = StringState::kOutsideEsc;
+        } else {
+          out.push_back('\x1b');
+          out.push_back(c);
+          string_state_ = StringState::kOutside;
+        }
+        break;
+    }
+  }
+  if (!out.empty()) FeedUnfiltered(out);
+}
+
+void VtermScreen::FeedUnfiltered(std::string_view bytes) {
+  if (bytes.empty()) return;
   if (pending_len_ > 0) {
     // Complete the held-back sequence with this read's continuation bytes.
     std::string joined(pending_, pending_len_);

@@ -25,6 +25,10 @@ class VtermScreen {
 
   /// Interprets output bytes. Anything libvterm would answer (DA, DSR
   /// replies) is discarded: the real terminal outside answers the child.
+  /// APC, PM and SOS strings (ESC _ / ESC ^ / ESC X ... ST or BEL) are
+  /// dropped first: a terminal shows nothing of them, and libvterm 0.1
+  /// (Debian 12) would print their bodies (Claude Code 2.1.330 sends a Kitty
+  /// graphics query as an APC).
   void Feed(std::string_view bytes);
   /// New size; content reflows as libvterm does it.
   void Resize(int rows, int cols);
@@ -50,6 +54,11 @@ class VtermScreen {
   mutable bool dirty_ = true;
   char pending_[4] = {};  // an incomplete UTF-8 sequence from the last Feed
   size_t pending_len_ = 0;
+  // Dropping APC/PM/SOS strings across reads: outside one, an ESC that
+  // ended the last read (held back); inside one, and after an ESC in it.
+  enum class StringState { kOutside, kOutsideEsc, kInside, kInsideEsc };
+  StringState string_state_ = StringState::kOutside;
+  void FeedUnfiltered(std::string_view bytes);
 };
 
 }  // namespace agt::wrap

@@ -39,6 +39,10 @@ struct StreamSignals {
   TimeNs progress_at = 0;
   int64_t bel_count = 0;
   TimeNs bel_at = 0;
+  /// The last OSC 7501 program status the agent reported about itself
+  /// ("state=blocked:app=codex:kind=permission"); a "?" query is no report.
+  std::string program_status;
+  TimeNs program_status_at = 0;
 };
 
 struct AnalyzerInput {

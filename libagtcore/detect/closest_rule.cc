@@ -94,7 +94,7 @@ std::string NearMiss(const Rule& rule, const Condition& part, ScreenView& view) 
 
 std::vector<RuleCloseness> RankRules(const PatternSet& set, const AnalyzerInput& in) {
   std::vector<RuleCloseness> out;
-  ScreenView view(in);
+  ScreenView view(in, &set.menu);
   for (const Rule& rule : set.rules) {
     RuleCloseness c;
     c.rule = &rule;

@@ -121,12 +121,111 @@ std::shared_ptr<const Regex> DefaultHintRegex() {
   return re;
 }
 
-std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
-                             const MenuStyle& style, std::string* why, int width) {
-  auto fail = [why](std::string reason) -> std::optional<Menu> {
-    if (why != nullptr) *why = std::move(reason);
-    return std::nullopt;
+namespace {
+
+std::optional<Menu> Reject(std::string* why, std::string reason) {
+  if (why != nullptr) *why = std::move(reason);
+  return std::nullopt;
+}
+
+// The dialog's footer: a row matching style.footer within footer_within rows
+// below the last option. False (and `why`) when the style wants one and none is there.
+bool FindFooter(const std::vector<std::string_view>& lines, const MenuStyle& style,
+                Menu* menu, std::string* why) {
+  const int below = std::min(static_cast<int>(lines.size()) - 1,
+                             menu->last_row + style.footer_within);
+  if (!style.footer) return true;
+  for (int r = menu->last_row + 1; r <= below; ++r) {
+    if (style.footer->Search(lines[static_cast<size_t>(r)])) {
+      menu->footer_row = r;
+      return true;
+    }
+  }
+  Reject(why, "no footer matching /" + style.footer->pattern() + "/ within " +
+                  std::to_string(style.footer_within) + " rows below the options");
+  return false;
+}
+
+// The question: a row above option 1 (the nearest matching `question`, else
+// the nearest non-blank row that is not a horizontal rule).
+void FindQuestion(const std::vector<std::string_view>& lines, const MenuStyle& style,
+                  Menu* menu) {
+  for (int r = menu->first_row - 1; r >= 0 && r >= menu->first_row - 8; --r) {
+    std::string_view t = TrimBox(lines[static_cast<size_t>(r)]);
+    if (t.empty()) continue;
+    if (IsRuleLine(t)) continue;
+    if (style.question && !style.question->Search(t)) continue;
+    if (!style.scroll_marker.empty() && t == style.scroll_marker) continue;
+    menu->question = std::string(t);
+    break;
+  }
+}
+
+// The code-point column where a row's text starts (after leading spaces), or
+// npos for a blank row.
+size_t TextColumn(std::string_view line) {
+  size_t i = line.find_first_not_of(' ');
+  return i == std::string_view::npos ? std::string_view::npos : CodePoints(line.substr(0, i));
+}
+
+// Options without numbers: the last row that starts with a cursor glyph (and
+// is no numbered option), and the rows around it, without a blank row between,
+// whose text starts in the column of its label.
+std::optional<Menu> FindUnnumbered(const std::vector<std::string_view>& lines,
+                                   const MenuStyle& style, std::string* why) {
+  int cursor_row = -1;
+  size_t label_col = 0;
+  std::string_view cursor_label;
+  for (int r = static_cast<int>(lines.size()) - 1; r >= 0 && cursor_row < 0; --r) {
+    std::string_view line = lines[static_cast<size_t>(r)];
+    size_t lead = line.find_first_not_of(' ');
+    if (lead == std::string_view::npos) continue;
+    for (const auto& g : style.cursor_glyphs) {
+      std::string_view rest = line.substr(lead);
+      if (g.empty() || !StartsWith(rest, g)) continue;
+      rest.remove_prefix(g.size());
+      if (rest.empty() || rest.front() != ' ') continue;
+      std::string_view label = TrimSpaces(rest);
+      if (label.empty() || ParseOption(line, r, style)) continue;
+      cursor_row = r;
+      cursor_label = label;
+      label_col = CodePoints(line.substr(0, static_cast<size_t>(label.data() - line.data())));
+      break;
+    }
+  }
+  if (cursor_row < 0) return Reject(why, "no numbered options, and no row starts with a cursor glyph");
+  auto is_option = [&](int r) {
+    std::string_view line = lines[static_cast<size_t>(r)];
+    return TextColumn(line) == label_col && !IsRuleLine(line) && !ParseOption(line, r, style);
   };
+  int first = cursor_row;
+  while (first > 0 && is_option(first - 1)) --first;
+  int last = cursor_row;
+  while (last + 1 < static_cast<int>(lines.size()) && is_option(last + 1)) ++last;
+  if (first == last)
+    return Reject(why, "the cursor row \"" + std::string(cursor_label) +
+                           "\" has no option rows next to it");
+  Menu menu;
+  menu.numbered = false;
+  menu.first_row = first;
+  menu.last_row = last;
+  menu.cursor_position = cursor_row - first + 1;
+  int boxed = 0;
+  for (int r = first; r <= last; ++r) {
+    std::string label(r == cursor_row ? cursor_label : TrimSpaces(lines[static_cast<size_t>(r)]));
+    bool b = false;
+    menu.choices.push_back(CleanLabel(label, style, &b));
+    if (b) ++boxed;
+  }
+  menu.multi_select = boxed >= 2;
+  if (!FindFooter(lines, style, &menu, why)) return std::nullopt;
+  FindQuestion(lines, style, &menu);
+  return menu;
+}
+
+std::optional<Menu> FindNumbered(const std::vector<std::string_view>& lines,
+                                 const MenuStyle& style, std::string* why, int width) {
+  auto fail = [why](std::string reason) { return Reject(why, std::move(reason)); };
   std::vector<Option> opts;
   for (size_t r = 0; r < lines.size(); ++r) {
     auto o = ParseOption(lines[r], static_cast<int>(r), style);
@@ -202,17 +301,7 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
 
   const int below = std::min(static_cast<int>(lines.size()) - 1,
                              menu.last_row + style.footer_within);
-  if (style.footer) {
-    for (int r = menu.last_row + 1; r <= below; ++r) {
-      if (style.footer->Search(lines[static_cast<size_t>(r)])) {
-        menu.footer_row = r;
-        break;
-      }
-    }
-    if (menu.footer_row < 0)
-      return fail("no footer matching /" + style.footer->pattern() + "/ within " +
-                  std::to_string(style.footer_within) + " rows below the options");
-  }
+  if (!FindFooter(lines, style, &menu, why)) return std::nullopt;
 
   if (cursors == 0) {
     // cursor_off_list: the cursor glyph must be on a row between the last
@@ -230,17 +319,23 @@ std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
     menu.cursor_position = 0;
   }
 
-  // The question: a row above option 1 (the nearest matching `question`,
-  // else the nearest non-blank row that is not a horizontal rule).
-  for (int r = menu.first_row - 1; r >= 0 && r >= menu.first_row - 8; --r) {
-    std::string_view t = TrimBox(lines[static_cast<size_t>(r)]);
-    if (t.empty()) continue;
-    if (IsRuleLine(t)) continue;
-    if (style.question && !style.question->Search(t)) continue;
-    if (!style.scroll_marker.empty() && t == style.scroll_marker) continue;
-    menu.question = std::string(t);
-    break;
+  FindQuestion(lines, style, &menu);
+  return menu;
+}
+
+}  // namespace
+
+std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
+                             const MenuStyle& style, std::string* why, int width) {
+  std::string numbered_why;
+  auto menu = FindNumbered(lines, style, &numbered_why, width);
+  if (menu || !style.unnumbered) {
+    if (!menu && why != nullptr) *why = numbered_why;
+    return menu;
   }
+  std::string unnumbered_why;
+  menu = FindUnnumbered(lines, style, &unnumbered_why);
+  if (!menu && why != nullptr) *why = numbered_why + "; without numbers: " + unnumbered_why;
   return menu;
 }
 

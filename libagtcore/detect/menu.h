@@ -35,6 +35,16 @@ struct MenuStyle {
   /// (Gemini's multi-select "Done"). Such a menu is still recognised, with
   /// cursor_position 0, when no option carries the cursor.
   bool cursor_off_list = false;
+  /// Options may also come without numbers (Claude Code 2.1.330's "❯ No" /
+  /// "  Yes"): when no numbered menu is found, the last row that starts with a
+  /// cursor glyph and the rows next to it whose text starts in the same column
+  /// as its label (no blank row between them) are the options, in order.
+  bool unnumbered = false;
+  /// The row above a dialog that is no longer part of it (a rule above
+  /// Claude's dialogs, a transcript entry above Codex's): the `dialog` region
+  /// runs from below the nearest such row above the last menu to the bottom.
+  /// Null: the dialog reaches the top of the screen.
+  std::shared_ptr<const Regex> dialog_top;
 };
 
 struct Menu {
@@ -43,6 +53,7 @@ struct Menu {
                                      // 0: on a row that is no option (cursor_off_list)
   int first_number = 1;              // > 1 when a scrolled list hides its top
   bool scrolled = false;             // the style's scroll marker sits above the options
+  bool numbered = true;              // false: options without numbers (unnumbered)
   bool multi_select = false;
   std::string question;  // the row above option 1 (trimmed)
   int first_row = 0;     // index into the lines given
@@ -50,8 +61,9 @@ struct Menu {
   int footer_row = -1;
 };
 
-/// The last menu in `lines` (top to bottom), or nullopt. When `why` is
-/// given it receives the reason a menu was rejected (for `patterns explain`).
+/// The last menu in `lines` (top to bottom), or nullopt: a numbered one, else
+/// (with style.unnumbered) one without numbers. When `why` is given it
+/// receives the reason a menu was rejected (for `patterns explain`).
 /// `width` is the screen width in cells (0 = unknown: labels are never joined).
 std::optional<Menu> FindMenu(const std::vector<std::string_view>& lines,
                              const MenuStyle& style, std::string* why = nullptr,

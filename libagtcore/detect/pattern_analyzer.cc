@@ -255,7 +255,7 @@ class PatternAnalyzer final : public Analyzer {
 
 ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in) {
   ScreenReading out;
-  ScreenView view(in);
+  ScreenView view(in, &set.menu);
   for (const auto& rule : set.rules) {
     auto m = MatchRule(rule, set.menu, view);
     if (!m) continue;
@@ -268,7 +268,7 @@ ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in) {
 std::vector<RuleExplanation> ExplainScreen(const PatternSet& set,
                                            const AnalyzerInput& in) {
   std::vector<RuleExplanation> out;
-  ScreenView view(in);
+  ScreenView view(in, &set.menu);
   for (const auto& rule : set.rules) {
     RuleExplanation e;
     e.rule = &rule;

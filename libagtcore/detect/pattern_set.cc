@@ -275,7 +275,7 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto keys = CheckKeys(t,
                         {"cursor", "footer", "footer_within", "max_gap", "hint",
                          "question", "column_gap", "wrap_margin", "scroll_marker",
-                         "cursor_off_list"},
+                         "cursor_off_list", "unnumbered", "dialog_top"},
                         ctx, "[menu]");
   if (!keys.ok()) return keys.error();
   MenuStyle m;
@@ -285,7 +285,8 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
     m.cursor_glyphs = *g;
   }
   for (auto [key, dst] : {std::pair{"footer", &m.footer}, std::pair{"hint", &m.hint},
-                          std::pair{"question", &m.question}}) {
+                          std::pair{"question", &m.question},
+                          std::pair{"dialog_top", &m.dialog_top}}) {
     auto re = CompileField(t, key, ctx, ro);
     if (!re.ok()) return re.error();
     *dst = *re;
@@ -308,6 +309,9 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto off = GetBool(t, "cursor_off_list", ctx, false);
   if (!off.ok()) return off.error();
   m.cursor_off_list = *off;
+  auto unnumbered = GetBool(t, "unnumbered", ctx, false);
+  if (!unnumbered.ok()) return unnumbered.error();
+  m.unnumbered = *unnumbered;
   return m;
 }
 

@@ -43,10 +43,12 @@ core::Result<Region> ParseRegion(std::string_view text) {
       {"title", RegionKind::kTitle},
       {"osc_progress", RegionKind::kOscProgress},
       {"notification", RegionKind::kNotification},
+      {"program_status", RegionKind::kProgramStatus},
       {"after_last_rule", RegionKind::kAfterLastRule},
       {"prompt_box", RegionKind::kPromptBox},
       {"whole_screen", RegionKind::kWholeScreen},
       {"raw_stream", RegionKind::kRawStream},
+      {"dialog", RegionKind::kDialog},
   };
   for (auto& [name, kind] : kPlain)
     if (text == name) return Region{kind, 0};
@@ -61,11 +63,9 @@ core::Result<Region> ParseRegion(std::string_view text) {
   return core::MakeError(
       core::Err::kPatternInvalid,
       "unknown region '" + std::string(text) +
-          "' (expected title, osc_progress, notification, bottom_lines(N), "
+          "' (expected title, osc_progress, notification, program_status, bottom_lines(N), "
           "after_last_rule, prompt_box, above_prompt_box(N), above_last_rule(N), "
-          "above_bottom_lines(N), "
-          "whole_screen or "
-          "raw_stream; N in 1..1000)");
+          "above_bottom_lines(N), dialog, whole_screen or raw_stream; N in 1..1000)");
 }
 
 std::string RegionName(const Region& r) {
@@ -76,6 +76,8 @@ std::string RegionName(const Region& r) {
       return "osc_progress";
     case RegionKind::kNotification:
       return "notification";
+    case RegionKind::kProgramStatus:
+      return "program_status";
     case RegionKind::kBottomLines:
       return "bottom_lines(" + std::to_string(r.lines) + ")";
     case RegionKind::kAfterLastRule:
@@ -92,6 +94,8 @@ std::string RegionName(const Region& r) {
       return "whole_screen";
     case RegionKind::kRawStream:
       return "raw_stream";
+    case RegionKind::kDialog:
+      return "dialog";
   }
   return "?";
 }
@@ -205,6 +209,10 @@ void RegionCutter::Rows(const Region& r, int* first, int* last) const {
     case RegionKind::kWholeScreen:
       *last = last_nonblank_;
       break;
+    case RegionKind::kDialog:
+      *first = dialog_first_;
+      *last = dialog_last_;
+      break;
     default:
       break;
   }
@@ -223,6 +231,9 @@ RegionText RegionCutter::Cut(const Region& r) const {
       return out;
     case RegionKind::kNotification:
       if (in_.signals != nullptr) single(in_.signals->notification);
+      return out;
+    case RegionKind::kProgramStatus:
+      if (in_.signals != nullptr) single(in_.signals->program_status);
       return out;
     case RegionKind::kOscProgress:
       if (in_.signals != nullptr && in_.signals->progress_state >= 0) {

@@ -16,6 +16,7 @@ enum class RegionKind {
   kTitle,             // the last OSC 0/2 title
   kOscProgress,       // OSC 9;4 progress as "<state>" or "<state>;<value>"
   kNotification,      // the last OSC 9/777 notification body
+  kProgramStatus,     // the last OSC 7501 program status ("state=...:app=...")
   kBottomLines,       // the last N rows, counted up from the last non-blank row
   kAfterLastRule,     // rows below the last horizontal rule
   kPromptBox,         // rows between the last two horizontal rules
@@ -24,6 +25,8 @@ enum class RegionKind {
   kAboveLastRule,     // the N non-blank rows just above the last horizontal rule
   kWholeScreen,       // every visible row
   kRawStream,         // recent output bytes, escapes removed
+  kDialog,            // the last dialog: from below [menu] dialog_top above the
+                      // screen's last menu to the bottom (rule_eval.h cuts it)
 };
 
 struct Region {
@@ -58,8 +61,16 @@ class RegionCutter {
  public:
   explicit RegionCutter(const AnalyzerInput& in);
   RegionText Cut(const Region& r) const;
-  /// Screen rows of the region (empty for title, progress, stream).
+  /// Screen rows of the region (empty for title, progress, stream, and for
+  /// `dialog` until SetDialogRows).
   void Rows(const Region& r, int* first, int* last) const;
+  /// Where the `dialog` region is on this screen (found by its menu, which
+  /// needs the agent's menu style: rule_eval.h's ScreenView sets it).
+  void SetDialogRows(int first, int last) {
+    dialog_first_ = first;
+    dialog_last_ = last;
+  }
+  int last_nonblank() const { return last_nonblank_; }
   const std::vector<std::string>& lines() const { return lines_; }
 
  private:
@@ -67,6 +78,8 @@ class RegionCutter {
   const std::vector<std::string>& lines_;
   int last_nonblank_ = -1;
   std::vector<int> rule_rows_;
+  int dialog_first_ = 0;
+  int dialog_last_ = -1;
 };
 
 }  // namespace agt::detect

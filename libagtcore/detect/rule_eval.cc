@@ -101,9 +101,33 @@ bool Eval(const Condition& c, const Region& inherited, EvalState& st, int depth,
 
 }  // namespace
 
+// The dialog region: the last menu on the whole screen (the set's style) and
+// the rows above it up to the nearest [menu] dialog_top row, then down to the
+// bottom. A long preview between a dialog's question and its options stays
+// inside; a transcript entry or a rule above the dialog ends it. No menu: empty.
+void ScreenView::FindDialog() {
+  if (dialog_found_) return;
+  dialog_found_ = true;
+  if (style_ == nullptr) return;
+  std::vector<std::string_view> rows;
+  for (int i = 0; i <= cutter_.last_nonblank(); ++i)
+    rows.emplace_back(cutter_.lines()[static_cast<size_t>(i)]);
+  auto menu = rows.empty() ? std::nullopt : FindMenu(rows, *style_, nullptr, width_);
+  if (!menu) return;
+  int top = 0;
+  for (int r = menu->first_row - 1; r >= 0 && style_->dialog_top; --r) {
+    if (style_->dialog_top->Search(rows[static_cast<size_t>(r)])) {
+      top = r + 1;
+      break;
+    }
+  }
+  cutter_.SetDialogRows(top, cutter_.last_nonblank());
+}
+
 const RegionText& ScreenView::Get(const Region& r) {
   auto it = cache_.find(Key(r));
   if (it != cache_.end()) return it->second;
+  if (r.kind == RegionKind::kDialog) FindDialog();
   return cache_.emplace(Key(r), cutter_.Cut(r)).first->second;
 }
 
@@ -112,6 +136,7 @@ const std::optional<Menu>& ScreenView::MenuIn(const Region& r, const MenuStyle& 
   std::string key = RegionName(r) + "|" + (style.footer ? style.footer->pattern() : "");
   auto it = menus_.find(key);
   if (it == menus_.end()) {
+    if (r.kind == RegionKind::kDialog) FindDialog();
     int first = 0;
     int last = -1;
     cutter_.Rows(r, &first, &last);

@@ -22,11 +22,13 @@ struct RuleMatch {
   int scrolled_first = 0;
 };
 
-/// One screen seen through regions; cuts each region once.
+/// One screen seen through regions; cuts each region once. `style` is the
+/// agent set's menu style, which finds the `dialog` region (the last menu and
+/// the rows above it up to [menu] dialog_top); without it that region is empty.
 class ScreenView {
  public:
-  explicit ScreenView(const AnalyzerInput& in)
-      : cutter_(in), width_(in.screen != nullptr ? in.screen->cols : 0) {}
+  explicit ScreenView(const AnalyzerInput& in, const MenuStyle* style = nullptr)
+      : cutter_(in), style_(style), width_(in.screen != nullptr ? in.screen->cols : 0) {}
   const RegionText& Get(const Region& r);
   /// The menu in region `r`, found once per (region) and cached.
   const std::optional<Menu>& MenuIn(const Region& r, const MenuStyle& style,
@@ -34,7 +36,10 @@ class ScreenView {
 
  private:
   static int Key(const Region& r) { return static_cast<int>(r.kind) * 10000 + r.lines; }
+  void FindDialog();
   RegionCutter cutter_;
+  const MenuStyle* style_;
+  bool dialog_found_ = false;
   std::map<int, RegionText> cache_;
   std::map<std::string, std::pair<std::optional<Menu>, std::string>> menus_;
   int width_;

@@ -8,13 +8,17 @@ For every fixture dir (a dir holding session.cast) it checks:
   * the cast parses as asciicast v2: header (version 2, width, height), events
     [t, code, data] with t non-decreasing, code in o/i/r/m, "r" data like 120x40
   * truth.jsonl: known states, t non-decreasing and within the cast duration, waiting
-    states carry approval_type, details, choices (non-empty), multi_select, and a
-    cursor_position inside the choices; unknown carries reason_code
+    states carry approval_type, details, choices, multi_select, and a cursor_position
+    inside the choices (a dialog without options, such as a notice answered by a key
+    named in its footer, has choices [] and cursor_position 0); unknown carries reason_code
   * snapshots.jsonl: t non-decreasing and within the cast duration, lines fit the screen
   * every waiting state's details and choices are visible on screen: the snapshots between
     the transition and the next one (+1 s grace) show the details and, for the k-th
-    choice, "k. <choice>" (or "k. [ ] <choice>"), whitespace-normalised (each item in some
-    snapshot: long lists scroll)
+    choice, "k. <choice>" (or "k. [ ] <choice>"), whitespace-normalised, or for a menu
+    without numbers (Claude 2.1.330's "❯ No" / "  Yes") a row that is the choice after an
+    optional cursor glyph (each item in some snapshot: long lists scroll)
+  * hooks.jsonl (the hooks variant), when present: one {"t", "mono", "event"} per line,
+    t non-decreasing, every event with an event_type
   * sizes: a fixture under 2 MB, the whole corpus under 30 MB (warnings)
 Exit status 1 when any error was found. Standard library only.
 """
@@ -26,6 +30,10 @@ import sys
 STATES = {"running", "waiting_approval", "waiting_input", "completed", "idle", "error", "unknown"}
 FILES = ("session.cast", "snapshots.jsonl", "truth.jsonl", "model.log.jsonl", "scenario.json")
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# a menu row without a number: box border, cursor glyph, label
+UNNUMBERED = re.compile(r"^[\s│]*(?:[❯›●>]\s+)?")
 
 
 def norm(s):
@@ -107,8 +115,10 @@ def check_fixture(d):
                 if k not in r:
                     errs.append("truth %d: %s without %s" % (i, st, k))
             ch = r.get("choices")
-            if not isinstance(ch, list) or not ch or not all(isinstance(c, str) and c for c in ch):
-                errs.append("truth %d: choices must be a non-empty list of strings" % i)
+            if not isinstance(ch, list) or not all(isinstance(c, str) and c for c in ch):
+                errs.append("truth %d: choices must be a list of strings" % i)
+            elif not ch and r.get("cursor_position") != 0:
+                errs.append("truth %d: a dialog without options has cursor_position 0" % i)
             elif not (isinstance(r.get("cursor_position"), int) and 0 <= r["cursor_position"] <= len(ch)):
                 # 0: the highlight is on a row that is no option (Gemini's "Done")
                 errs.append("truth %d: cursor_position outside the choices" % i)
@@ -157,13 +167,33 @@ def check_fixture(d):
             window.insert(0, prev[-1])
         # each item must be seen in some snapshot of the window (lists may scroll)
         screens = [norm(" ".join(s["lines"])) for s in window]
+        rows = [{norm(UNNUMBERED.sub("", ln)) for ln in s["lines"]} for s in window]
         need = [re.compile(re.escape(norm(r["details"])))] if r.get("details") else []
-        need += [re.compile(r"(?<!\d)%d\. +(\[.\] )?%s" % (k + 1, re.escape(norm(c))))
-                 for k, c in enumerate(r["choices"])]
         ok = all(any(rx.search(sc) for sc in screens) for rx in need)
+        numbered = [re.compile(r"(?<!\d)%d\. +(\[.\] )?%s" % (k + 1, re.escape(norm(c))))
+                    for k, c in enumerate(r["choices"])]
+        ok = ok and (all(any(rx.search(sc) for sc in screens) for rx in numbered) or
+                     all(any(norm(c) in rs for rs in rows) for c in r["choices"]))
         if not ok:
             errs.append("truth %d (t=%s %s): choices/details %r not seen on screen" % (
                 i + 1, t0, r["state"], [r.get("details")] + r["choices"]))
+    # hooks variant
+    hp = os.path.join(d, "hooks.jsonl")
+    if os.path.exists(hp):
+        last = -1e9
+        with open(hp, encoding="utf-8") as f:
+            for i, line in enumerate(f, 1):
+                try:
+                    h = json.loads(line)
+                except ValueError as e:
+                    errs.append("hooks line %d: %s" % (i, e))
+                    break
+                if not isinstance(h.get("t"), (int, float)) or h["t"] < last:
+                    errs.append("hooks line %d: t missing or going back" % i)
+                    break
+                last = h["t"]
+                if not isinstance(h.get("event"), dict) or not h["event"].get("event_type"):
+                    errs.append("hooks line %d: no event with an event_type" % i)
     # model log + scenario
     with open(os.path.join(d, "model.log.jsonl"), encoding="utf-8") as f:
         for i, line in enumerate(f, 1):

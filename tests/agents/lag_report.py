@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """lag_report.py - how far the screen and the byte stream lag the ground truth.
 
-    lag_report.py [AGENT_VERSION_DIR ...]     (default: every tests/fixtures/<agent>/<version>)
+    lag_report.py [AGENT_VERSION_DIR ...]     (default: every tests/fixtures/<agent>/<version>;
+                                               figures per agent/version/mode)
 
 For every recording it measures, against truth.jsonl:
   dialog   a waiting state opens (approval or question; not the startup dialogs, whose
@@ -11,7 +12,7 @@ For every recording it measures, against truth.jsonl:
            (Claude: a title starting "✳", Codex: OSC 7501 state=blocked,
            Gemini: a title with "Action Required");
   answer   a final answer was streamed (truth `completed`): time until the next output.
-and prints the median and the maximum per agent. The snapshot figures include the
+and prints the median and the maximum per agent, version and mode. The snapshot figures include the
 recording's sampling delay (scenario.json recording.snap_interval). These are the numbers
 in tests/fixtures/README.md. Standard library only.
 """
@@ -52,12 +53,14 @@ def measure(agent, fx, lags):
     signals = [t for t, num, text in oscs(cast) if waiting_signal(agent, num, text)]
     outs = outputs(cast)
     prev = None
-    for rec in truth:
+    for i, rec in enumerate(truth):
         t = rec["t"]
         opens = rec["state"] in WAITING and (prev is None or prev["state"] not in WAITING)
         # a startup dialog's truth comes from the screen itself (driver_saw_screen)
         if opens and rec.get("source") != "driver_saw_screen":
-            probe = (rec.get("details") or "")[:24]
+            # options not drawn yet: the question is that of the record that has them
+            drawn = next((r for r in truth[i:] if r.get("details") and r["state"] == rec["state"]), rec)
+            probe = (drawn.get("details") or "")[:24]
             seen = next((s["t"] for s in snaps if s["t"] >= t and any(probe in ln for ln in s["lines"])), None)
             if probe and seen is not None:
                 lags["dialog"].append(seen - t)
@@ -78,22 +81,32 @@ def fmt(xs):
 
 
 def main():
+    """Per agent/version/mode (the fixtures under each dir given, default every
+    <agent>/<version> of the corpus, modes included)."""
     dirs = sys.argv[1:]
     if not dirs:
         for agent in sorted(os.listdir(FIXTURES)):
             base = os.path.join(FIXTURES, agent)
-            if os.path.isdir(base):
-                dirs += [os.path.join(base, v) for v in sorted(os.listdir(base))]
+            if os.path.isdir(base) and agent != "screens":
+                dirs += [os.path.join(base, v) for v in sorted(os.listdir(base))
+                         if os.path.isdir(os.path.join(base, v))]
+    groups = {}
     for d in dirs:
-        agent = os.path.basename(os.path.dirname(os.path.abspath(d)))
-        lags = {"dialog": [], "signal": [], "answer": []}
-        for name in sorted(os.listdir(d)):
-            fx = os.path.join(d, name)
-            if os.path.exists(os.path.join(fx, "truth.jsonl")):
-                measure(agent, fx, lags)
-        print("%s %s" % (agent, os.path.basename(os.path.abspath(d))))
+        for root, subdirs, files in os.walk(d):
+            subdirs.sort()
+            if "truth.jsonl" not in files:
+                continue
+            with open(os.path.join(root, "scenario.json")) as f:
+                sc = json.load(f)
+            agent = sc["agent"]
+            key = "%s %s %s" % (agent, sc["recording"].get("agent_version", "?"),
+                                sc.get("mode") or ("on-request" if agent == "codex" else "default"))
+            lags = groups.setdefault(key, {"dialog": [], "signal": [], "answer": []})
+            measure(agent, root, lags)
+    for key in sorted(groups):
+        print(key)
         for k in ("dialog", "signal", "answer"):
-            print("  %-7s %s" % (k, fmt(lags[k])))
+            print("  %-7s %s" % (k, fmt(groups[key][k])))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ What the "model" answers comes from a scenario file (JSON), see README.md. In sh
        | {"tool": {"name": "Bash", "input": {...}}, "text": "optional preface"}
        | {"tool": {"name": "apply_patch", "custom_input": "*** Begin Patch ..."}}  (codex)
        | {"error": {"status": 529, "repeat": 1, "message": "Overloaded"}}
+         ("body": the whole error body instead of the API's format; "headers": extra
+         response headers, e.g. a rate-limit reset time)
 
 A request is "main" when it belongs to the conversation (Anthropic/OpenAI: it carries
 tools; Gemini: streamGenerateContent), else "side" (title, classifier, ...) and is
@@ -81,12 +83,19 @@ class Script:
         self.pos = 0            # next item index in the current turn
         self.repeat_left = 0    # remaining repeats of the current error item
         self.last_fp = None
+        self.last_error = False  # the last main request got an error item
+        self.last_ask = None     # (message count, last text, tool result) of that request
 
-    def next_item(self, fingerprint, new_prompt):
-        """Returns (turn, item_index, item, how) for a main request."""
+    def next_item(self, fingerprint, new_prompt, ask=None):
+        """Returns (turn, item_index, item, how) for a main request. A retry is a
+        request identical to the previous one, or, after an error, one that asks the
+        same (same messages count, last text and tool result): Claude Code 2.1.330 tries
+        a rejected request again with another tool list."""
         with self.lock:
-            retry = fingerprint == self.last_fp
+            retry = fingerprint == self.last_fp or (
+                self.last_error and ask is not None and ask == self.last_ask)
             self.last_fp = fingerprint
+            self.last_ask = ask
             if new_prompt and not retry:
                 self.turn += 1
                 self.pos = 0
@@ -96,9 +105,11 @@ class Script:
                 how = "retry" if retry else "followup"
             items = self.turns[self.turn] if 0 <= self.turn < len(self.turns) else []
             # an error item answers "repeat" consecutive requests
+            self.last_error = False
             if self.repeat_left > 0:
                 self.repeat_left -= 1
                 idx = self.pos - 1
+                self.last_error = True
                 return self.turn, idx, items[idx], how
             if self.pos < len(items):
                 idx = self.pos
@@ -106,6 +117,7 @@ class Script:
                 self.pos += 1
                 if "error" in item:
                     self.repeat_left = int(item["error"].get("repeat", 1)) - 1
+                    self.last_error = True
                 return self.turn, idx, item, how
             return self.turn, None, {"text": self.default_text, "delay": 0.02}, how
 
@@ -173,15 +185,18 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
-    def send_json(self, rid, status, obj):
+    def send_json(self, rid, status, obj, headers=None):
         body = json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("request-id", "req_lab_%d" % rid)
         self.send_header("x-request-id", "req_lab_%d" % rid)
+        headers = dict(headers or {})
         if status in (429, 529, 503):
-            self.send_header("retry-after", "1")
+            headers.setdefault("retry-after", "1")
+        for k, v in headers.items():
+            self.send_header(k, str(v))
         self.end_headers()
         self.wfile.write(body)
         self.wfile.flush()
@@ -238,7 +253,8 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- common main-request handling --------------------------------------------------
     def pick(self, rid, proto, body, new_prompt, fingerprint, summary):
-        turn, idx, item, how = self.server.script.next_item(fingerprint, new_prompt)
+        ask = (summary.get("n_messages"), summary.get("last_text"), summary.get("tool_result"))
+        turn, idx, item, how = self.server.script.next_item(fingerprint, new_prompt, ask)
         kind = "error" if "error" in item else ("tool" if "tool" in item else "text")
         self.server.log.write("request", id=rid, method="POST", path=self.path, proto=proto,
                               kind="main", how=how, turn=turn, item=idx, item_kind=kind,
@@ -261,8 +277,10 @@ class Handler(BaseHTTPRequestHandler):
             st = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED",
                   500: "INTERNAL", 503: "UNAVAILABLE"}.get(status, "UNKNOWN")
             obj = {"error": {"code": status, "message": msg, "status": st}}
+        if "body" in err:  # the vendor's own error body (a usage-limit error, ...)
+            obj = err["body"]
         self.server.log.write("response_start", id=rid, status=status, kind="error", turn=turn, item=idx)
-        self.send_json(rid, status, obj)
+        self.send_json(rid, status, obj, err.get("headers"))
         self.server.log.write("response_end", id=rid, status=status, kind="error", turn=turn, item=idx)
 
     # ---- Anthropic Messages ----------------------------------------------------------------

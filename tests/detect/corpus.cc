@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "libagtcore/detect/pattern_analyzer.h"
@@ -68,35 +69,70 @@ std::vector<std::string> FindFixtures(const std::string& root) {
   return out;
 }
 
+// The agent, version and mode the recording names (scenario.json); a fixture
+// recorded before modes existed is in its agent's base mode.
+void ReadRecording(const std::string& dir, Fixture* f) {
+  auto text = ReadTextFile(dir + "/scenario.json");
+  if (!text.ok()) return;
+  rapidjson::Document d;
+  d.Parse(text->data(), text->size());
+  if (d.HasParseError() || !d.IsObject()) return;
+  if (d.HasMember("agent") && d["agent"].IsString()) f->agent = d["agent"].GetString();
+  if (d.HasMember("mode") && d["mode"].IsString()) f->mode = d["mode"].GetString();
+  if (d.HasMember("recording") && d["recording"].IsObject()) {
+    const auto& r = d["recording"];
+    if (r.HasMember("agent_version") && r["agent_version"].IsString())
+      f->version = r["agent_version"].GetString();
+  }
+}
+
+std::string BaseMode(const std::string& agent) {
+  return agent == "codex" ? "on-request" : "default";
+}
+
+core::Status ForEachJsonLine(
+    const std::string& path, const std::function<core::Status(const rapidjson::Document&)>& fn) {
+  auto text = ReadTextFile(path);
+  if (!text.ok()) return text.error();
+  size_t pos = 0;
+  int line = 0;
+  while (pos < text->size()) {
+    size_t nl = text->find('\n', pos);
+    if (nl == std::string::npos) nl = text->size();
+    std::string_view row(text->data() + pos, nl - pos);
+    pos = nl + 1;
+    ++line;
+    if (row.find_first_not_of(" \r\t") == std::string_view::npos) continue;
+    rapidjson::Document d;
+    d.Parse(row.data(), row.size());
+    auto st = d.HasParseError() || !d.IsObject() || !d.HasMember("t") || !d["t"].IsNumber()
+                  ? core::Status(core::MakeError(core::Err::kPayloadInvalid,
+                                                 "not a JSON object with a numeric \"t\""))
+                  : fn(d);
+    if (!st.ok())
+      return core::MakeError(core::Err::kPayloadInvalid,
+                             path + ":" + std::to_string(line) + ": " + st.error().message);
+  }
+  return core::Ok();
+}
+
 core::Result<Fixture> LoadFixture(const std::string& dir) {
   Fixture f;
   f.dir = dir;
   fs::path p(dir);
   f.scenario = p.filename().string();
+  // <agent>/<version>/<scenario> or <agent>/<version>/<mode>/<scenario>;
+  // scenario.json says which.
   f.version = p.parent_path().filename().string();
   f.agent = p.parent_path().parent_path().filename().string();
+  ReadRecording(dir, &f);
+  if (f.mode.empty()) f.mode = BaseMode(f.agent);
   f.cast_path = dir + "/session.cast";
-  auto for_lines = [&](const std::string& name, auto&& fn) -> core::Status {
-    auto text = ReadTextFile(dir + "/" + name);
-    if (!text.ok()) return text.error();
-    size_t pos = 0;
-    int line = 0;
-    while (pos < text->size()) {
-      size_t nl = text->find('\n', pos);
-      if (nl == std::string::npos) nl = text->size();
-      std::string_view row(text->data() + pos, nl - pos);
-      pos = nl + 1;
-      ++line;
-      if (row.find_first_not_of(" \r\t") == std::string_view::npos) continue;
-      rapidjson::Document d;
-      d.Parse(row.data(), row.size());
-      if (d.HasParseError() || !d.IsObject() || !d.HasMember("t") || !d["t"].IsNumber())
-        return core::MakeError(core::Err::kPayloadInvalid,
-                               dir + "/" + name + ":" + std::to_string(line) +
-                                   ": not a JSON object with a numeric \"t\"");
+  auto for_lines = [&](const std::string& name, auto&& fn) {
+    return ForEachJsonLine(dir + "/" + name, [&](const rapidjson::Document& d) {
       fn(d);
-    }
-    return core::Ok();
+      return core::Ok();
+    });
   };
   auto st = for_lines("truth.jsonl", [&](const rapidjson::Document& d) {
     TruthEntry e;
@@ -291,6 +327,104 @@ Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end, double g
     }
   }
   return sc;
+}
+
+void CompletedLatency::Add(const CompletedLatency& o) {
+  seconds.insert(seconds.end(), o.seconds.begin(), o.seconds.end());
+  missed += o.missed;
+  flickers += o.flickers;
+  notes.insert(notes.end(), o.notes.begin(), o.notes.end());
+}
+
+CompletedLatency MeasureCompleted(const Fixture& f, const Timeline& pred) {
+  CompletedLatency out;
+  auto state_at = [&](double t) {
+    State s = State::kUnknown;
+    for (const auto& p : pred)
+      if (p.t <= t) s = p.signal.state;
+    return s;
+  };
+  const std::string name = f.Group() + "/" + f.scenario;
+  for (size_t i = 0; i < f.truth.size(); ++i) {
+    const TruthEntry& e = f.truth[i];
+    const double next = i + 1 < f.truth.size() ? f.truth[i + 1].t : 1e9;
+    if (e.state == State::kCompleted && e.source == "model_final_response_end") {
+      if (state_at(e.t) == State::kCompleted) {
+        out.seconds.push_back(0);
+        continue;
+      }
+      double at = -1;
+      for (const auto& p : pred)
+        if (p.t > e.t && p.t < next && p.signal.state == State::kCompleted) {
+          at = p.t;
+          break;
+        }
+      if (at < 0) {
+        ++out.missed;
+        out.notes.push_back(name + " @" + Fmt(e.t) + ": completed never reported");
+      } else {
+        out.seconds.push_back(at - e.t);
+      }
+    }
+    if (e.state == State::kRunning) {
+      // running -> quiet -> running again inside one true running interval
+      bool left = false;
+      for (const auto& p : pred) {
+        if (p.t <= e.t || p.t >= next) continue;
+        State s = p.signal.state;
+        if (s == State::kIdle || s == State::kCompleted) {
+          left = state_at(p.t - 1e-6) == State::kRunning || left;
+        } else if (s == State::kRunning && left) {
+          ++out.flickers;
+          out.notes.push_back(name + " @" + Fmt(p.t) + ": flicker back to running");
+          left = false;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<GroupVerdict> JudgeGroups(const std::map<std::string, Score>& groups,
+                                      const std::map<std::string, int>& counts, double bar) {
+  std::vector<GroupVerdict> out;
+  for (const auto& [group, s] : groups) {
+    GroupVerdict v;
+    v.group = group;
+    v.score = s;
+    if (auto it = counts.find(group); it != counts.end()) v.fixtures = it->second;
+    char b[96];
+    if (s.Agreement() < bar) {
+      std::snprintf(b, sizeof b, "agreement %.2f%% < %.0f%%", 100 * s.Agreement(), 100 * bar);
+      v.failures.emplace_back(b);
+    }
+    if (s.false_approval > 0) {
+      std::snprintf(b, sizeof b, "%.2fs of false waiting_approval", s.false_approval);
+      v.failures.emplace_back(b);
+    }
+    if (s.missed_waits > 0)
+      v.failures.push_back(std::to_string(s.missed_waits) + " missed wait(s)");
+    if (s.detail_wrong > 0) {
+      std::snprintf(b, sizeof b, "%.2fs of wrong choices/cursor", s.detail_wrong);
+      v.failures.emplace_back(b);
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string FormatVerdict(const char* mode, const GroupVerdict& v) {
+  const Score& s = v.score;
+  char b[320];
+  std::snprintf(b, sizeof b,
+                "%-4s %-30s %3d fixtures  agree %6.2f%% of %7.1fs  false_approval %.2fs  "
+                "waits %d missed %d  detail_wrong %.2fs  type/details_wrong %.2fs  %s",
+                mode, v.group.c_str(), v.fixtures, 100 * s.Agreement(), s.counted,
+                s.false_approval, s.waits, s.missed_waits, s.detail_wrong, s.aux_wrong,
+                v.failures.empty() ? "PASS" : "FAIL:");
+  std::string out = b;
+  for (size_t i = 0; i < v.failures.size(); ++i) out += (i ? "; " : " ") + v.failures[i];
+  return out;
 }
 
 std::string FormatTimeline(const Timeline& t) {

@@ -5,11 +5,16 @@
 // timeline against truth.jsonl.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <rapidjson/document.h>
+
 #include "libagtcore/detect/pattern_library.h"
+#include "libagtcore/event.h"
 #include "libagtcore/result.h"
 #include "libagtcore/state.h"
 
@@ -33,14 +38,22 @@ struct Fixture {
   std::string dir;
   std::string agent;
   std::string version;
-  std::string scenario;
+  std::string mode;      // the permission mode it was recorded in (scenario.json)
+  std::string scenario;  // the fixture's name: "<scenario>" or "<scenario>+hooks"
   std::vector<TruthEntry> truth;
   std::vector<Snapshot> snapshots;
   std::string cast_path;
+  /// "claude/2.1.330/auto": what the gates report and hold to their bars.
+  std::string Group() const { return agent + "/" + version + "/" + mode; }
 };
 
-/// Every fixture dir under `root` (<agent>/<version>/<scenario>/ holding a
-/// truth.jsonl), sorted.
+/// Calls `fn` for each non-blank line of a JSONL file, parsed: a JSON object
+/// with a numeric "t". Errors name the file and line.
+core::Status ForEachJsonLine(
+    const std::string& path, const std::function<core::Status(const rapidjson::Document&)>& fn);
+
+/// Every fixture dir under `root` (<agent>/<version>[/<mode>]/<scenario>/
+/// holding a truth.jsonl), sorted.
 std::vector<std::string> FindFixtures(const std::string& root);
 /// The fixtures root of the source tree.
 std::string FixturesRoot();
@@ -59,6 +72,20 @@ Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
 /// PTY mode: the cast through the wrapper's pipeline (scanner, libvterm, analyzer).
 core::Result<Timeline> ReplayPty(const Fixture& f,
                                  std::shared_ptr<const PatternLibrary> lib, double* end);
+
+/// The hooks variant (tests/fixtures/README.md, "hooks.jsonl"): each event
+/// `agtmux hook` sent, decoded with the daemon's codec, and when it arrived.
+struct HookRecord {
+  double t = 0;
+  core::Event event;
+};
+bool HasHooks(const std::string& dir);
+core::Result<std::vector<HookRecord>> LoadHooks(const std::string& dir);
+/// The fused state of a hooks-variant fixture: the screen verdicts as the
+/// wrapper's events (pty) or the poller's (CAP), and the recorded hook
+/// events, through state::Engine (corpus_fused.cc).
+core::Result<Timeline> ReplayFused(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
+                                   bool pty, double* end);
 
 struct Score {
   double counted = 0;         // seconds scored (outside the grace windows)
@@ -81,5 +108,37 @@ Score ScoreTimeline(const Fixture& f, const Timeline& pred, double end,
 
 /// "  1.234s running high claude.footer.interrupt | evidence"
 std::string FormatTimeline(const Timeline& t);
+
+/// How soon a finished turn is reported: for every truth `completed` (the
+/// model's final answer fully streamed), the seconds until the timeline says
+/// completed (0 when it already did), or a miss when it never did before the
+/// next true transition; and the flickers: running -> idle/completed -> running
+/// within one true running interval (e.g. between two tool calls).
+struct CompletedLatency {
+  std::vector<double> seconds;
+  int missed = 0;
+  int flickers = 0;
+  std::vector<std::string> notes;  // each miss and flicker, with its time
+  void Add(const CompletedLatency& o);
+};
+CompletedLatency MeasureCompleted(const Fixture& f, const Timeline& pred);
+
+/// The gates' bars (issue 15): time-weighted agreement per agent, version
+/// and mode, with no false or missed waits and right choices and cursor.
+constexpr double kPtyBar = 0.99;
+constexpr double kCapBar = 0.97;
+
+/// One group's figures held against the bar: `failures` names every bar it
+/// misses (empty: it passes).
+struct GroupVerdict {
+  std::string group;
+  Score score;
+  int fixtures = 0;
+  std::vector<std::string> failures;
+};
+std::vector<GroupVerdict> JudgeGroups(const std::map<std::string, Score>& groups,
+                                      const std::map<std::string, int>& counts, double bar);
+/// "PTY claude/2.1.330/auto  agree 99.12% of 120.3s  ...  PASS|FAIL: why"
+std::string FormatVerdict(const char* mode, const GroupVerdict& v);
 
 }  // namespace agt::detect::corpus

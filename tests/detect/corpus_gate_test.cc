@@ -1,8 +1,11 @@
 // The corpus gates: every recorded fixture replayed through the analyzer in
-// CAP mode (snapshots) and PTY mode (cast). Per agent: >= 97 % time-weighted
-// agreement with truth (300 ms grace after each true transition), no false
+// CAP mode (snapshots) and PTY mode (cast). Per agent, version and permission
+// mode: time-weighted agreement with truth (300 ms grace after each true
+// transition) of at least 99 % in PTY mode and 97 % in CAP mode, no false
 // waiting_approval, no missed approval or question, and the right choices,
-// cursor and multi-select on every one of them. The figures are printed.
+// cursor and multi-select on every one of them. With the hooks installed
+// (the hooks variant), the same bars for the state the engine fuses from the
+// screen and the hooks. The figures are printed.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -13,32 +16,39 @@
 namespace agt::detect::corpus {
 namespace {
 
-constexpr double kBar = 0.97;
-
-struct ModeResult {
-  std::map<std::string, Score> per_agent;
-};
-
 void Report(const char* mode, const std::string& name, const Score& s) {
   std::printf(
-      "%-4s %-40s agree %6.2f%% of %6.1fs  false_approval %.2fs  waits %d missed %d  "
+      "%-4s %-48s agree %6.2f%% of %6.1fs  false_approval %.2fs  waits %d missed %d  "
       "detail_wrong %.2fs  type/details_wrong %.2fs\n",
       mode, name.c_str(), 100 * s.Agreement(), s.counted, s.false_approval, s.waits,
       s.missed_waits, s.detail_wrong, s.aux_wrong);
 }
 
-void RunGate(const char* mode) {
+enum class Replay { kCap, kPty, kFusedCap, kFusedPty };
+
+// Every fixture, then one line per agent/version/mode group with the bar it
+// is held to, then every disagreement of the groups. Each group must meet
+// every bar: a version or mode that fails cannot hide behind the others.
+// The fused replays take the hooks variant (fixtures with hooks.jsonl).
+void RunGate(const char* mode, Replay how, double bar) {
   auto dirs = FindFixtures(FixturesRoot());
   ASSERT_FALSE(dirs.empty()) << "no fixtures under " << FixturesRoot();
   auto lib = PatternLibrary::Load({DefaultPatternsDir(), "", {}, {}});
   ASSERT_TRUE(lib->problems().empty()) << lib->problems()[0];
-  std::map<std::string, Score> per_agent;
+  const bool fused = how == Replay::kFusedCap || how == Replay::kFusedPty;
+  std::map<std::string, Score> groups;
+  std::map<std::string, int> counts;
   for (const auto& dir : dirs) {
+    if (fused && !HasHooks(dir)) continue;
     auto f = LoadFixture(dir);
     ASSERT_TRUE(f.ok()) << f.error().message;
     double end = 0;
     Timeline t;
-#if defined(AGTMUX_GATE_PTY)
+#if defined(AGTMUX_GATE_FUSED)
+    auto r = ReplayFused(*f, lib, how == Replay::kFusedPty, &end);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    t = std::move(r).value();
+#elif defined(AGTMUX_GATE_PTY)
     auto r = ReplayPty(*f, lib, &end);
     ASSERT_TRUE(r.ok()) << r.error().message;
     t = std::move(r).value();
@@ -46,23 +56,30 @@ void RunGate(const char* mode) {
     t = ReplayCap(*f, lib, &end);
 #endif
     Score s = ScoreTimeline(*f, t, end);
-    Report(mode, f->agent + "/" + f->version + "/" + f->scenario, s);
-    per_agent[f->agent].Add(s);
+    Report(mode, f->Group() + "/" + f->scenario, s);
+    groups[f->Group()].Add(s);
+    ++counts[f->Group()];
   }
-  for (const auto& [agent, s] : per_agent) {
-    Report(mode, agent + " (all scenarios)", s);
-    for (const auto& p : s.problems) std::printf("     %s\n", p.c_str());
-    EXPECT_GE(s.Agreement(), kBar) << mode << " " << agent;
-    EXPECT_EQ(s.false_approval, 0.0) << mode << " " << agent;
-    EXPECT_EQ(s.missed_waits, 0) << mode << " " << agent;
-    EXPECT_EQ(s.detail_wrong, 0.0) << mode << " " << agent;
+  ASSERT_FALSE(groups.empty()) << "no fixtures for " << mode << " under " << FixturesRoot();
+  auto verdicts = JudgeGroups(groups, counts, bar);
+  std::printf("\n");
+  for (const auto& v : verdicts) std::printf("%s\n", FormatVerdict(mode, v).c_str());
+  for (const auto& v : verdicts) {
+    if (!v.score.problems.empty()) std::printf("\n-- %s %s\n", mode, v.group.c_str());
+    for (const auto& p : v.score.problems) std::printf("     %s\n", p.c_str());
+    EXPECT_TRUE(v.failures.empty()) << FormatVerdict(mode, v);
   }
 }
 
-#if defined(AGTMUX_GATE_PTY)
-TEST(CorpusGate, PtyModeCast) { RunGate("PTY"); }
+#if defined(AGTMUX_GATE_FUSED)
+// With the hooks installed: wrapped (the wrapper's events) and unwrapped (the
+// poller's), each fused with the recorded hooks by the state engine.
+TEST(CorpusGate, FusedWrappedWithHooks) { RunGate("F-PTY", Replay::kFusedPty, kPtyBar); }
+TEST(CorpusGate, FusedUnwrappedWithHooks) { RunGate("F-CAP", Replay::kFusedCap, kCapBar); }
+#elif defined(AGTMUX_GATE_PTY)
+TEST(CorpusGate, PtyModeCast) { RunGate("PTY", Replay::kPty, kPtyBar); }
 #else
-TEST(CorpusGate, CapModeSnapshots) { RunGate("CAP"); }
+TEST(CorpusGate, CapModeSnapshots) { RunGate("CAP", Replay::kCap, kCapBar); }
 #endif
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "libagtcore/detect/closest_rule.h"
 #include "libagtcore/detect/pattern_library.h"
+#include "libagtcore/detect/pattern_set.h"
 #include "libagtcore/detect/verified.h"
 #include "libagtcore/file.h"
 
@@ -151,10 +152,31 @@ TEST(StuckUnknownWatch, KeepsOncePerSpellAfterItsTime) {
   EXPECT_FALSE(w2.Observe(other, kT + core::kNsPerSec));
 }
 
+// The two rules of the Claude set of 2026-11-22 that read its working and
+// idle footer, anchored at the row's start (the built-in set reads the
+// footer's parts since issue 15, so it no longer misses this screen).
+constexpr const char* kAnchoredClaude = R"toml(
+format = 1
+agent = "claude"
+[[rule]]
+id = "claude.footer.interrupt"
+state = "running"
+region = "after_last_rule"
+regex = '^\s*esc to interrupt'
+confidence = "high"
+[[rule]]
+id = "claude.prompt.idle"
+state = "idle"
+region = "prompt_box"
+regex = '^❯\x{A0}'
+not = [{ region = "after_last_rule", regex = 'esc to interrupt' }]
+confidence = "medium"
+)toml";
+
 TEST(ClosestRule, TheAnchoredFooterRuleFailsOnlyOnItsAnchor) {
-  auto lib = PatternLibrary::Load(LibraryOptions{});
-  const PatternSet* set = lib->Find("claude");
-  ASSERT_NE(set, nullptr);
+  auto parsed = ParsePatternSet(kAnchoredClaude, "claude.toml");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  const PatternSet* set = &*parsed;
   // Claude Code 2.1.330 at work (issue 15): the footer moved behind a mode indicator.
   Screen s;
   s.lines = {"❯ run the slow build step", "", "✢ Hatching…", "",

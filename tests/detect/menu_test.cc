@@ -243,3 +243,82 @@ TEST(Menu, CursorOffTheListNeedsTheStyleAndARowBeforeTheFooter) {
 
 }  // namespace
 }  // namespace agt::detect
+
+namespace agt::detect {
+namespace {
+
+// Claude Code 2.1.330 draws some dialogs' options without numbers: the
+// cursor row "❯ No" and the rows in its label column next to it.
+TEST(Menu, OptionsWithoutNumbersNeedTheStyle) {
+  std::vector<std::string> rows = {
+      " Auto mode can't check actions in this session, so this one needs your approval",
+      "",
+      " Do you want to proceed?",
+      " ❯ No",
+      "   Yes",
+      "",
+      " Esc to cancel · Tab to amend",
+  };
+  MenuStyle s = Style({"❯"}, "Esc to cancel");
+  std::string why;
+  EXPECT_FALSE(FindMenu(View(rows), s, &why).has_value());
+  EXPECT_NE(why.find("no numbered option rows"), std::string::npos) << why;
+  s.unnumbered = true;
+  auto m = FindMenu(View(rows), s, &why);
+  ASSERT_TRUE(m.has_value()) << why;
+  EXPECT_FALSE(m->numbered);
+  EXPECT_EQ(m->choices, (std::vector<std::string>{"No", "Yes"}));
+  EXPECT_EQ(m->cursor_position, 1);
+  EXPECT_EQ(m->question, "Do you want to proceed?");
+  // the cursor on the second row
+  rows[3] = "   No";
+  rows[4] = " ❯ Yes";
+  m = FindMenu(View(rows), s, &why);
+  ASSERT_TRUE(m.has_value()) << why;
+  EXPECT_EQ(m->choices, (std::vector<std::string>{"No", "Yes"}));
+  EXPECT_EQ(m->cursor_position, 2);
+}
+
+TEST(Menu, OptionsWithoutNumbersAreNotAPromptOrAPopup) {
+  MenuStyle s = Style({"❯"}, "Esc to cancel|Enter to confirm");
+  s.unnumbered = true;
+  std::string why;
+  // the prompt box: one cursor row, a rule below
+  std::vector<std::string> prompt = {"────────────────", "❯ make the build", "────────────────",
+                                     "  ? for shortcuts"};
+  EXPECT_FALSE(FindMenu(View(prompt), s, &why).has_value());
+  EXPECT_NE(why.find("no option rows next to it"), std::string::npos) << why;
+  // the slash-command popup has options in its column, but no footer
+  std::vector<std::string> popup = {"  ❯ /exit       Exit the CLI", "    /context    Show context",
+                                    "────────────────", "❯ /exit"};
+  EXPECT_FALSE(FindMenu(View(popup), s, &why).has_value());
+  // a numbered menu is found first, and wins
+  std::vector<std::string> numbered = {"Proceed?", "❯ 1. Yes", "  2. No", "Esc to cancel"};
+  auto m = FindMenu(View(numbered), s, &why);
+  ASSERT_TRUE(m.has_value()) << why;
+  EXPECT_TRUE(m->numbered);
+}
+
+// A dialog without a footer row (Claude's "Make auto mode your default
+// permission mode?") is found with a style whose footer is null.
+TEST(Menu, OptionsWithoutNumbersOrFooter) {
+  std::vector<std::string> rows = {
+      "  Make auto mode your default permission mode?",
+      "",
+      "  Auto mode lets Claude handle permission prompts automatically.",
+      "",
+      "  ❯ Yes, set auto mode as my default permission mode",
+      "    No, keep manual mode",
+  };
+  MenuStyle s = Style({"❯"}, nullptr);
+  s.unnumbered = true;
+  auto m = FindMenu(View(rows), s);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->choices, (std::vector<std::string>{
+                            "Yes, set auto mode as my default permission mode",
+                            "No, keep manual mode"}));
+  EXPECT_EQ(m->cursor_position, 1);
+}
+
+}  // namespace
+}  // namespace agt::detect

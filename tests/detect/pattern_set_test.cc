@@ -116,22 +116,22 @@ TEST(PatternSet, AllAnyNotCombine) {
   in.screen = &screen;
   in.signals = &sig;
   {
-    ScreenView v(in);
+    ScreenView v(in, &set->menu);
     EXPECT_TRUE(MatchRule(combo, set->menu, v).has_value());
   }
   sig.title = "⠂ Lab";  // any: title fails ...
   {
-    ScreenView v(in);
+    ScreenView v(in, &set->menu);
     EXPECT_FALSE(MatchRule(combo, set->menu, v).has_value());
   }
   sig.progress_state = 0;  // ... but osc_progress holds
   {
-    ScreenView v(in);
+    ScreenView v(in, &set->menu);
     EXPECT_TRUE(MatchRule(combo, set->menu, v).has_value());
   }
   screen.lines[0] = "API Error: 500";  // not: fires
   {
-    ScreenView v(in);
+    ScreenView v(in, &set->menu);
     std::vector<std::string> trace;
     EXPECT_FALSE(MatchRule(combo, set->menu, v, &trace).has_value());
     ASSERT_FALSE(trace.empty());
@@ -140,7 +140,7 @@ TEST(PatternSet, AllAnyNotCombine) {
   screen.lines[0] = "hello";
   screen.lines[4] = "  esc to interrupt";  // all: fails
   {
-    ScreenView v(in);
+    ScreenView v(in, &set->menu);
     EXPECT_FALSE(MatchRule(combo, set->menu, v).has_value());
   }
 }
@@ -252,7 +252,8 @@ TEST(PatternLibrary, BuiltinSetsAllLoadCleanly) {
 TEST(Region, ParseAndName) {
   for (const char* r :
        {"title", "osc_progress", "bottom_lines(12)", "after_last_rule", "prompt_box",
-        "above_prompt_box(3)", "whole_screen", "raw_stream", "notification"}) {
+        "above_prompt_box(3)", "whole_screen", "raw_stream", "notification", "dialog",
+        "program_status"}) {
     auto p = ParseRegion(r);
     ASSERT_TRUE(p.ok()) << r;
     EXPECT_EQ(RegionName(*p), r);
@@ -269,6 +270,7 @@ TEST(Region, CutsTheLayoutRegions) {
   sig.title = "✳ Lab";
   sig.progress_state = 1;
   sig.progress_value = 40;
+  sig.program_status = "state=blocked:app=codex:kind=permission";
   AnalyzerInput in;
   in.screen = &screen;
   in.signals = &sig;
@@ -281,12 +283,72 @@ TEST(Region, CutsTheLayoutRegions) {
   EXPECT_EQ(cut("above_prompt_box(2)"), "● answer\n✢ Working…\n");
   EXPECT_EQ(cut("title"), "✳ Lab");
   EXPECT_EQ(cut("osc_progress"), "1;40");
+  EXPECT_EQ(cut("program_status"), "state=blocked:app=codex:kind=permission");
   EXPECT_EQ(cut("raw_stream"), "bytes\nmore");
   EXPECT_EQ(c.Cut(*ParseRegion("whole_screen")).rows.size(), 8u);
   RegionText t = c.Cut(*ParseRegion("whole_screen"));
   size_t at = t.text.find("Working");
   EXPECT_EQ(t.LineAt(at), "✢ Working…");
   EXPECT_EQ(t.RowAt(at), 2);
+}
+
+// The dialog region: the last menu and the rows above it up to the row that
+// [menu] dialog_top says is no longer the dialog, wherever the question sits.
+constexpr const char* kDialogSet = R"toml(
+format = 1
+agent = "demo"
+[menu]
+cursor = ["›"]
+footer = 'Press enter to confirm'
+dialog_top = '^(?:[•■]|› (?!\d+\. ))'
+
+[[rule]]
+id = "demo.approval"
+state = "waiting_approval"
+region = "dialog"
+regex = '^\s*Would you like to run the following command\?'
+menu = true
+approval_type = "shell"
+)toml";
+
+TEST(Region, TheDialogRegionReachesItsQuestionAboveALongPreview) {
+  auto set = ParsePatternSet(kDialogSet, "demo.toml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  std::vector<std::string> rows = {"› run the build script", "",
+                                   "• Running python3 - <<'EOF'", "",
+                                   "  Would you like to run the following command?", "",
+                                   "  $ python3 - <<'EOF'"};
+  for (int i = 0; i < 24; ++i) rows.push_back("  print('step " + std::to_string(i) + "')");
+  for (const char* r : {"  EOF", "", "› 1. Yes, proceed (y)",
+                        "  2. No, and tell Codex what to do differently (esc)", "",
+                        "  Press enter to confirm or esc to cancel"})
+    rows.emplace_back(r);
+  Screen screen = MakeScreen(rows);
+  AnalyzerInput in;
+  in.screen = &screen;
+  {
+    ScreenView v(in, &set->menu);
+    auto m = MatchRule(set->rules[0], set->menu, v);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->detail.choices, (std::vector<std::string>{
+                                     "Yes, proceed", "No, and tell Codex what to do differently"}));
+    RegionText t = v.Get(*ParseRegion("dialog"));
+    EXPECT_EQ(t.rows.front(), 3);  // below "• Running ...", the dialog's top
+  }
+  // The same question above a transcript entry belongs to an older dialog:
+  // the dialog ends at the entry, and the rule does not match.
+  rows.insert(rows.begin() + 8, "• Ran something else");
+  screen = MakeScreen(rows);
+  {
+    ScreenView v(in, &set->menu);
+    EXPECT_FALSE(MatchRule(set->rules[0], set->menu, v).has_value());
+  }
+  // No menu on screen: the region is empty.
+  screen = MakeScreen({"› hello", "• Working (0s • esc to interrupt)"});
+  {
+    ScreenView v(in, &set->menu);
+    EXPECT_TRUE(v.Get(*ParseRegion("dialog")).text.empty());
+  }
 }
 
 TEST(Region, RuleLines) {

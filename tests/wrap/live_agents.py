@@ -71,7 +71,14 @@ class LiveAgents(e2e.LabCase):
         self.assertIn(after_exit_free[-1], ("completed", "idle"), states)
         self.assertEqual(states.count("waiting_approval"), 1, states)
         approvals = [s for s in signals if s["state"] == "waiting_approval"]
-        self.assertEqual(approvals[0]["detail"]["approval_type"], "shell", approvals[0])
+        # Codex says it waits (OSC 7501) before it draws the dialog: that first report
+        # has no options and does not know the kind yet (docs/patterns.md, "Waiting
+        # before the options are drawn"); the drawn dialog is a shell approval
+        drawn = [s for s in approvals if s["detail"]["choices"]]
+        self.assertTrue(drawn, approvals)
+        self.assertEqual(drawn[0]["detail"]["approval_type"], "shell", drawn[0])
+        for early in approvals[:approvals.index(drawn[0])]:
+            self.assertEqual(early["detail"]["approval_type"], "permission", early)
 
     def test_claude(self):
         self.check("claude")

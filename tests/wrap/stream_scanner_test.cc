@@ -16,6 +16,8 @@ const std::string kStream =
     "\x1b]9;Approval needed\x07"                 // OSC 9 notification
     "\x1b]9;4;1;42\x07"                          // OSC 9;4 progress
     "\x1b]777;notify;Codex;turn done\x1b\\"      // OSC 777 notification
+    "\x1b]7501;state=blocked:app=codex:kind=permission\x07"  // OSC 7501 program status
+    "\x1b]7501;?\x07"                             // a program asking (no report)
     "\x1bP+q544e\x1b\\"                          // DCS with no meaning here
     "\x1b]8;;http://x\x07link\x1b]8;;\x07"       // OSC 8 link (ignored)
     "tail\xe2\x9c\xbb\n";
@@ -26,6 +28,7 @@ void ExpectAllSignals(const StreamScanner& s) {
   EXPECT_EQ(sig.notification, "Codex;turn done");
   EXPECT_EQ(sig.progress_state, 1);
   EXPECT_EQ(sig.progress_value, 42);
+  EXPECT_EQ(sig.program_status, "state=blocked:app=codex:kind=permission");
   EXPECT_EQ(sig.bel_count, 1);  // the BELs ending OSCs are terminators, not bells
   EXPECT_EQ(s.recent_output(), "helloredlinktail\xe2\x9c\xbb\n");
 }

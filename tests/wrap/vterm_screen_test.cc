@@ -28,6 +28,26 @@ TEST(VtermScreen, RendersTextAndCursor) {
   EXPECT_FALSE(s.alt_screen);
 }
 
+// Claude Code 2.1.330 asks for Kitty graphics with an APC string
+// ("ESC _ G ... ESC \\") while drawing a dialog. A terminal shows nothing of
+// it; libvterm 0.1 printed its body over the dialog's cursor row. APC, PM
+// and SOS strings are dropped, also when split across reads.
+TEST(VtermScreen, ApcPmAndSosStringsShowNothing) {
+  const std::string apc = "\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\";
+  VtermScreen v(3, 40);
+  v.Feed("  \xe2\x9d\xaf No, exit\r" + apc + "\x1b[16t\n    Yes, I accept");
+  detect::Screen s = v.Snapshot();
+  EXPECT_EQ(s.lines[0], "  \xe2\x9d\xaf No, exit");
+  EXPECT_EQ(s.lines[1], "    Yes, I accept");
+  const std::string text = "ab\x1b^private\x07" "cd\x1bXstart of string\x1b\\ef" + apc + "gh";
+  for (size_t cut = 0; cut <= text.size(); ++cut) {
+    VtermScreen w(2, 40);
+    w.Feed(text.substr(0, cut));
+    w.Feed(text.substr(cut));
+    EXPECT_EQ(w.Snapshot().lines[0], "abcdefgh") << "split at " << cut;
+  }
+}
+
 TEST(VtermScreen, WideGlyphsAppearOnce) {
   VtermScreen v(2, 20);
   v.Feed(kText);
