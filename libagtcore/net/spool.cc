@@ -116,8 +116,12 @@ core::Result<std::vector<core::Event>> ReadSpoolEvents(const std::string& path) 
 core::Result<SpoolContents> ReadSpool(const std::string& path) {
   auto text = core::RealFileReader().Read(path);
   if (!text) return text.error();
+  return ParseSpool(*text);
+}
+
+SpoolContents ParseSpool(std::string_view text) {
   SpoolContents out;
-  std::string_view rest = *text;
+  std::string_view rest = text;
   for (int line_no = 1;; ++line_no) {
     const size_t nl = rest.find('\n');
     if (nl == std::string_view::npos) {

@@ -86,6 +86,8 @@ struct SpoolContents {
 /// Every event of a spool file; a line that does not decode costs only
 /// itself (it goes to `bad`). E_IO only when the file cannot be read.
 core::Result<SpoolContents> ReadSpool(const std::string& path);
+/// ReadSpool on a file's bytes.
+SpoolContents ParseSpool(std::string_view text);
 
 /// Records that the producer `name` dropped `count` events in all:
 /// "<source>-<pid>-<ulid>.dropped" in `dir`, the count in decimal,
