@@ -64,6 +64,8 @@ inline const std::vector<SecretSample>& SecretSamples() {
         {"github_token", "git clone https://ghp_qREfgCE9WratP86yr3uTRjjfrMN4H3k7mWFM@github.com/o/r",
          "ghp_qREfgCE9WratP86yr3uTRjjfrMN4H3k7mWFM"},
         {"github_token", "GH_TOKEN=gho_38mTRZIzryAu0gg7JGEuhoAk5zCb7KUZU3Q7", "gho_38mTRZIzryAu0gg7JGEuhoAk5zCb7KUZU3Q7"},
+        // After an escaped newline in a JSON string (a hook's raw payload).
+        {"github_token", "{\"output\":\"pushed\\nghp_zymMlopiWfqUyHRSIf8NFmAUNLnY5Yx0y3Rn\\nok\"}", "ghp_zymMlopiWfqUyHRSIf8NFmAUNLnY5Yx0y3Rn"},
         {"github_token", "Authorization: token ghs_Wq2ZWwMTtEBV9zr9qD0ZzlsUXnDAUyQJKCrl",
          "ghs_Wq2ZWwMTtEBV9zr9qD0ZzlsUXnDAUyQJKCrl"},
         {"github_token",
@@ -114,6 +116,8 @@ inline const std::vector<SecretSample>& SecretSamples() {
         {"private_key", "x " + encrypted, encrypted},
         {"private_key", pgp, pgp},
         {"private_key", "captured: " + ec_cut, ec_cut},
+        {"private_key", "{\"key\":\"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n\"}",
+         "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----"},
         {"url_credentials", "postgres://admin:yGPJuOM2ZYFTuU3g@db.internal:5432/app", "yGPJuOM2ZYFTuU3g"},
         {"url_credentials", "REDIS_URL=redis://:AdaiKE7mKLjWBnZC@cache:6379/0", "AdaiKE7mKLjWBnZC"},
         {"bearer_token", "curl -H 'Authorization: Bearer J.C8W5JdBqL6Guf3I995P79tIw4QbMCg5dKeQpbJ' https://api",
@@ -131,6 +135,10 @@ inline const std::vector<SecretSample>& SecretSamples() {
         {"password_assignment", "password: Ga4hnaIMJP4AZiQ", "Ga4hnaIMJP4AZiQ"},
         {"password_assignment", "{\"client_secret\": \"UYf96ZQDxFwx0Jt0urikVt\"}", "\"UYf96ZQDxFwx0Jt0urikVt\""},
         {"password_assignment", "MYSQL_PWD=c9hYepLnex mysql", "c9hYepLnex"},
+        // Inside a JSON string (a hook's raw payload): the quotes come escaped.
+        {"password_assignment", "\"command\":\"export DB_PASSWORD=\\\"Zq8Lm2Wx9Kp4\\\" && make\"",
+         "\\\"Zq8Lm2Wx9Kp4"},
+        {"password_assignment", "{\\\"api_key\\\": \\\"Hx5Nc8Vb2Qt7Ry\\\"}", "\\\"Hx5Nc8Vb2Qt7Ry"},
         {"password_assignment", "Server=db;Database=app;User Id=sa;Password=Kq7Rw2Zp9Lm4;", "Kq7Rw2Zp9Lm4"},
         {"secret_flag", "mysql --password RT2FGcCjKxjd app", "RT2FGcCjKxjd"},
         {"secret_flag", "tool --api-key 'Vb8nQ2xL5kR9' run", "'Vb8nQ2xL5kR9'"},
