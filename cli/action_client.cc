@@ -41,13 +41,7 @@ core::Result<rapidjson::Document> PostAction(const std::string& type, rapidjson:
   body.Accept(w);
   auto client = DaemonClient::Open({});
   if (!client) return client.error();
-  auto r = client->Call("POST", "/v1/actions/" + type, std::string(sb.GetString(), sb.GetSize()));
-  if (!r) return r.error();
-  rapidjson::Document d;
-  d.Parse(r->c_str());
-  if (d.HasParseError() || !d.IsObject())
-    return core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer");
-  return d;
+  return client->CallJson("POST", "/v1/actions/" + type, std::string(sb.GetString(), sb.GetSize()));
 }
 
 rapidjson::Document ActionBody(const std::string& ref) {

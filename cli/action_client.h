@@ -15,7 +15,7 @@ class App;
 
 namespace agt::cli {
 
-/// The guard flags every action takes (spec §13).
+/// The guard flags every action takes (docs/spec.md §13).
 struct ActionGuards {
   std::string if_runtime, if_state, if_updated_within, snapshot_id, request_ref;
   bool force_stale = false;

@@ -15,18 +15,13 @@
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "libagtcore/clock.h"
+#include "libagtcore/process.h"
 
 namespace agt::cli {
 namespace {
 
 core::Result<rapidjson::Document> Health(DaemonClient& c) {
-  auto body = c.Call("GET", "/v1/health");
-  if (!body) return body.error();
-  rapidjson::Document d;
-  d.Parse(body->c_str());
-  if (d.HasParseError() || !d.IsObject() || !d.HasMember("pid"))
-    return core::MakeError(core::Err::kInternal, "the daemon sent a malformed health answer");
-  return d;
+  return c.CallJson("GET", "/v1/health", "", {"pid"});
 }
 
 int Run(const std::string& verb, bool json) {
@@ -90,7 +85,7 @@ int Run(const std::string& verb, bool json) {
   const core::Clock& clock = core::SystemClock::Get();
   core::TimeNs deadline = clock.Monotonic() + 10 * core::kNsPerSec;
   while (clock.Monotonic() < deadline) {
-    if (::kill(pid, 0) != 0) {
+    if (!core::ProcessAlive(pid)) {
       std::printf("agtmuxd stopped (pid %d)\n", pid);
       return 0;
     }

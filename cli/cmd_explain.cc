@@ -47,10 +47,9 @@ int RunExplain(const std::string& ref, bool json) {
     std::fwrite(body->data(), 1, body->size(), stdout);
     return 0;
   }
-  rapidjson::Document d;
-  d.Parse(body->c_str());
-  if (d.HasParseError() || !d.IsObject())
-    return ReportError(core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer"));
+  auto answer = ParseAnswer(*body);
+  if (!answer) return ReportError(answer.error());
+  const rapidjson::Document& d = *answer;
   const auto& id = d["identity"];
   std::printf("pane     %s %s %s %s\n", S(id, "target").c_str(), S(id, "session_name").c_str(),
               S(id, "window_id").c_str(), S(id, "pane_id").c_str());

@@ -3,12 +3,13 @@
 // argument): the receivers that agents' hooks and Codex's notify call.
 //
 // Whatever happens, a hook must not disturb the agent: it prints nothing,
-// exits 0, and is fast. The event (redacted, its raw payload cut to 4 KiB)
-// goes to agtmuxd over its socket with short deadlines; when the daemon is
-// down or slow it goes to the spool, which the daemon drains when it
-// starts; when the spool cannot take it either, the loss is counted in the
-// spool's drop record. Problems are appended to <state_dir>/hook.log
-// instead of being shown to the agent.
+// exits 0, and is fast. The event goes to agtmuxd over its socket with
+// short deadlines; when the daemon is down or slow it goes to the spool,
+// which the daemon drains when it starts; when the spool cannot take it
+// either, the loss is counted in the spool's drop record. Its payload and
+// evidence are redacted first (its raw payload cut to 4 KiB): no secret
+// reaches the socket or the spool file. Problems are appended to
+// <state_dir>/hook.log instead of being shown to the agent.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -31,7 +32,9 @@
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/net/unix_http_client.h"
 #include "libagtcore/paths.h"
+#include "libagtcore/redact.h"
 #include "libagtcore/timefmt.h"
+#include "libagtcore/unique_fd.h"
 
 namespace agt::cli {
 namespace {
@@ -48,12 +51,11 @@ void LogProblem(const core::Paths* paths, const std::string& what) {
   if (!paths) return;
   if (!core::EnsureDir(paths->state_dir, 0700).ok()) return;
   std::string line = core::FormatRfc3339(core::SystemClock::Get().Now()) + " hook: " + what + "\n";
-  int fd = open((paths->state_dir + "/hook.log").c_str(),
-                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return;
-  ssize_t n = write(fd, line.data(), line.size());
+  core::UniqueFd fd(open((paths->state_dir + "/hook.log").c_str(),
+                          O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!fd.valid()) return;
+  ssize_t n = write(fd.get(), line.data(), line.size());
   (void)n;
-  close(fd);
 }
 
 std::string ReadStdin() {
@@ -76,8 +78,8 @@ void RunChained(const std::vector<std::string>& chain, const std::string& json) 
   if (pid == 0) {
     if (fork() != 0) _exit(0);
     setsid();
-    int devnull = open("/dev/null", O_RDWR);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    core::UniqueFd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
+    if (devnull.valid()) dup2(devnull.get(), STDIN_FILENO);
     std::vector<std::string> args = chain;
     args.push_back(json);
     std::vector<char*> argv;
@@ -172,6 +174,8 @@ int RunHook(const std::vector<std::string>& args) {
   } else if (!p) {
     LogProblem(p, paths.error().ToString());
   } else {
+    // Redacted before it leaves this process, to the daemon or the spool
+    // (docs/store.md, Redaction).
     auto redactor = core::Redactor::LoadBuiltin();
     if (!redactor.ok()) LogProblem(p, "redaction rules: " + redactor.error().ToString() + " (raw payload dropped)");
     core::EventCaps caps;

@@ -1,5 +1,5 @@
 // `agtmux list panes|windows|sessions`: the read side of the CLI. Every
-// spec §7.5 filter maps to a query parameter of GET /v1/<scope>; `--json`
+// view filter of docs/spec.md §11 maps to a query parameter of GET /v1/<scope>; `--json`
 // prints the daemon's stable schema unchanged, the default is a human table
 // aligned by display width with a summary line. Partial results (a target
 // down) are said on stderr and still printed.
@@ -72,10 +72,9 @@ int RunList(const std::string& scope, const ListFlags& f) {
     std::fwrite(body->data(), 1, body->size(), stdout);
     return 0;
   }
-  rapidjson::Document d;
-  d.Parse(body->c_str());
-  if (d.HasParseError() || !d.IsObject() || !d.HasMember("items"))
-    return ReportError(core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer"));
+  auto answer = ParseAnswer(*body, {"items"});
+  if (!answer) return ReportError(answer.error());
+  const rapidjson::Document& d = *answer;
   if (d.HasMember("target_errors") && d["target_errors"].IsArray()) {
     for (const auto& e : d["target_errors"].GetArray()) {
       std::fprintf(stderr, "agtmux: partial result: target %s: %s: %s\n", e["target"].GetString(),

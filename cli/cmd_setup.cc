@@ -4,11 +4,9 @@
 // writes atomically with the file's own permissions, and remembers what a
 // Codex setup replaced so that --remove can put it back.
 #include <CLI/CLI.hpp>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,7 +44,8 @@ core::Result<FileState> ReadFile(const std::string& path) {
   return st;
 }
 
-// Writes `text` to `path` through a temporary file and rename, with `mode`.
+// Writes `text` to `path` atomically (creating its directory); a new file
+// gets `mode`, an existing one keeps its own.
 core::Status WriteAtomic(const std::string& path, const std::string& text, mode_t mode) {
   std::string dir = path.substr(0, path.rfind('/'));
   if (auto st = core::EnsureDir(dir, 0700); !st.ok()) return st;

@@ -44,11 +44,9 @@ int RunStatusLine(bool ascii) {
     std::printf("agtmux: off\n");
     return ReportError(body.error());
   }
-  rapidjson::Document d;
-  d.Parse(body->c_str());
-  if (d.HasParseError() || !d.IsObject() || !d.HasMember("summary"))
-    return ReportError(core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer"));
-  std::string text = StatusLineText(d["summary"], ascii);
+  auto d = ParseAnswer(*body, {"summary"});
+  if (!d) return ReportError(d.error());
+  std::string text = StatusLineText((*d)["summary"], ascii);
   if (!text.empty()) std::printf("%s\n", text.c_str());
   return 0;
 }

@@ -87,17 +87,18 @@ int Run(const std::string& verb, const TargetFlags& f) {
     std::fwrite(body->data(), 1, body->size(), stdout);
     return 0;
   }
-  rapidjson::Document d;
-  d.Parse(body->c_str());
-  if (d.HasParseError()) return ReportError(core::MakeError(core::Err::kInternal, "the daemon sent a malformed answer"));
+  auto d = verb == "list" ? ParseAnswer(*body, {"items"})
+           : verb == "remove" ? ParseAnswer(*body)
+                              : ParseAnswer(*body, {"target"});
+  if (!d) return ReportError(d.error());
   if (verb == "list") {
-    PrintTargets(d["items"]);
+    PrintTargets((*d)["items"]);
   } else if (verb == "remove") {
     std::printf("removed target %s\n", f.name.c_str());
   } else {
     rapidjson::Document arr;
     arr.SetArray();
-    arr.PushBack(rapidjson::Value(d["target"], arr.GetAllocator()), arr.GetAllocator());
+    arr.PushBack(rapidjson::Value((*d)["target"], arr.GetAllocator()), arr.GetAllocator());
     PrintTargets(arr);
   }
   return 0;

@@ -161,6 +161,27 @@ core::Result<std::string> DaemonClient::Call(std::string method, std::string pat
   return std::move(r->body);
 }
 
+core::Result<rapidjson::Document> DaemonClient::CallJson(std::string method, std::string path,
+                                                         std::string body,
+                                                         std::initializer_list<const char*> required) {
+  auto answer = Call(std::move(method), std::move(path), std::move(body));
+  if (!answer) return answer.error();
+  return ParseAnswer(*answer, required);
+}
+
+core::Result<rapidjson::Document> ParseAnswer(const std::string& body,
+                                              std::initializer_list<const char*> required) {
+  const std::string malformed = "the daemon sent a malformed answer";
+  rapidjson::Document d;
+  d.Parse(body.c_str(), body.size());
+  if (d.HasParseError() || !d.IsObject())
+    return core::MakeError(core::Err::kInternal, malformed + " (not a JSON object)");
+  for (const char* member : required)
+    if (!d.HasMember(member))
+      return core::MakeError(core::Err::kInternal, malformed + " (no \"" + member + "\")");
+  return d;
+}
+
 core::Status DaemonClient::Stream(const std::string& path, core::TimeNs idle_timeout,
                                   const std::function<bool(std::string_view)>& on_line) {
   auto fdr = net::ConnectUnixSocket(paths_.socket_path);

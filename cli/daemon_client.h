@@ -1,10 +1,13 @@
 // The CLI's side of the daemon API: finding the socket, starting agtmuxd on
 // demand when nothing answers (like tmux starts its server), plain calls,
-// and the line stream of GET /v1/watch. Errors carry the spec's codes; an
+// and the line stream of GET /v1/watch. Errors carry the API's codes (docs/api.md); an
 // unreachable daemon is E_DAEMON_UNREACHABLE with a hint to start it.
 #pragma once
 
+#include <rapidjson/document.h>
+
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +39,9 @@ class DaemonClient {
 
   /// One call; a non-2xx answer becomes its API error.
   core::Result<std::string> Call(std::string method, std::string path, std::string body = "");
+  /// Call, then ParseAnswer with `required`.
+  core::Result<rapidjson::Document> CallJson(std::string method, std::string path, std::string body = "",
+                                             std::initializer_list<const char*> required = {});
   /// GET /v1/health answered?
   bool Alive();
   /// Reads a chunked line stream; `on_line` returns false to stop early.
@@ -50,6 +56,12 @@ class DaemonClient {
   core::Paths paths_;
   ClientOptions options_;
 };
+
+/// A daemon answer as a JSON document: E_INTERNAL "the daemon sent a
+/// malformed answer" when `body` is not a JSON object or lacks one of the
+/// `required` members (the message then names it).
+core::Result<rapidjson::Document> ParseAnswer(const std::string& body,
+                                              std::initializer_list<const char*> required = {});
 
 /// Builds "?a=x&b=y" from pairs, percent-encoding values; empty values skipped.
 std::string QueryString(const std::vector<std::pair<std::string, std::string>>& params);

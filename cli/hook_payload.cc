@@ -174,6 +174,10 @@ std::optional<Signal> ClaudeSignal(const std::string& name, const rapidjson::Val
     const std::string source = Str(p, "source");
     if (source == "compact")
       return Make(State::kRunning, Confidence::kMedium, rule, "session resumed after compaction");
+    // At start-up it fires before the prompt (or a start-up dialog) is
+    // drawn: the session began, the agent is not waiting for a prompt yet.
+    // The screen says when it is (docs/integrations.md).
+    if (source == "startup") return std::nullopt;
     return Make(State::kIdle, Confidence::kHigh, rule,
                 "session started" + (source.empty() ? "" : " (" + source + ")"));
   }

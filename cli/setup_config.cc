@@ -19,7 +19,8 @@
 
 #include <algorithm>
 #include <sstream>
-#include <toml++/toml.h>
+
+#include "libagtcore/toml_parse.h"
 
 namespace agt::cli {
 namespace {
@@ -296,16 +297,11 @@ size_t NextLine(std::string_view text, size_t off) {
   return nl == std::string_view::npos ? text.size() : nl + 1;
 }
 
-core::Result<toml::table> ParseToml(std::string_view text, std::string_view path) {
-  try {
-    return toml::parse(text, std::string_view(path));
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    return core::MakeError(Err::kConfigInvalid,
-                           std::string(path) + ":" + std::to_string(b.line) + ":" +
-                               std::to_string(b.column) + ": " + std::string(e.description()) +
-                               " (the file was left untouched)");
-  }
+// A file that does not parse is refused whole; nothing is written.
+core::Result<toml::table> ParseAgentToml(std::string_view text, std::string_view path) {
+  auto t = core::ParseToml(text, path, Err::kConfigInvalid);
+  if (!t.ok()) return core::MakeError(Err::kConfigInvalid, t.error().message + " (the file was left untouched)");
+  return t;
 }
 
 bool IsAgtmuxNotify(const toml::array& arr) {
@@ -407,7 +403,7 @@ core::Result<CodexSetupRecord> CodexSetupRecord::FromJson(std::string_view json)
 core::Result<CodexMerge> MergeCodexConfig(std::string_view text, std::string_view path,
                                           const std::vector<std::string>& agtmux_argv,
                                           const CodexSetupRecord* previous) {
-  auto parsed = ParseToml(text, path);
+  auto parsed = ParseAgentToml(text, path);
   if (!parsed.ok()) return parsed.error();
   toml::table& root = *parsed;
 
@@ -545,7 +541,7 @@ core::Result<CodexMerge> MergeCodexConfig(std::string_view text, std::string_vie
 
 core::Result<std::string> RemoveCodexConfig(std::string_view text, std::string_view path,
                                             const CodexSetupRecord& record) {
-  auto parsed = ParseToml(text, path);
+  auto parsed = ParseAgentToml(text, path);
   if (!parsed.ok()) return parsed.error();
   toml::table& root = *parsed;
   std::vector<Edit> edits;

@@ -1,8 +1,7 @@
 // Loading config.toml into a Config (every key is in docs/config.md).
 //
-// toml++ (as Debian builds it) reports syntax errors by throwing
-// toml::parse_error; this file catches it at the one call and turns it into
-// E_CONFIG_INVALID with the file, line and column. After parsing, each
+// A syntax error is E_CONFIG_INVALID with the file, line and column
+// (core::ParseToml). After parsing, each
 // section is read by a table of known keys: an unknown key is a warning
 // (a typo must not stop the daemon), a known key with a bad value is an
 // error naming file, line and dotted key, and says what was expected.
@@ -23,6 +22,7 @@
 #include "libagtcore/file.h"
 #include "libagtcore/log.h"
 #include "libagtcore/timefmt.h"
+#include "libagtcore/toml_parse.h"
 
 namespace agt::core {
 namespace {
@@ -331,18 +331,9 @@ SendPolicyConfig Config::DefaultSendPolicy() {
 
 Result<ConfigLoad> ParseConfig(std::string_view text, std::string_view path) {
   std::string where = path.empty() ? "config.toml" : std::string(path);
-  toml::table root;
-  try {
-    root = toml::parse(text, where);
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    return MakeError(Err::kConfigInvalid, where + ":" + std::to_string(b.line) + ":" +
-                                              std::to_string(b.column) + ": " +
-                                              std::string(e.description()));
-  } catch (const std::exception& e) {
-    return MakeError(Err::kConfigInvalid, where + ": " + e.what());
-  }
-  return Loader(where).Run(root);
+  auto root = ParseToml(text, where, Err::kConfigInvalid);
+  if (!root.ok()) return root.error();
+  return Loader(where).Run(*root);
 }
 
 Result<ConfigLoad> LoadConfig(const std::string& path) {

@@ -33,7 +33,7 @@ struct PollerConfig {
   TimeNs max_backoff = 30 * kNsPerSec;     // longest period for idle panes
 };
 
-/// [wrap]: the PTY analyzer's timing (seed 003 baselines).
+/// [wrap]: the PTY analyzer's timing (docs/spec.md §7 baselines).
 struct WrapConfig {
   TimeNs running_window = 200 * kNsPerMs;   // output this recent = running
   TimeNs echo_grace = 300 * kNsPerMs;       // output this soon after input = echo

@@ -1,4 +1,4 @@
-// Event envelope v1 (spec §5): the one shape every signal takes on its way
+// Event envelope v1 (docs/spec.md §5): the one shape every signal takes on its way
 // into the state engine, whether it comes from a hook, Codex notify, the
 // wrapper, the poller or the reconciler.
 //

@@ -350,8 +350,7 @@ Result<Event> DecodeValue(const Value& v) {
     if (xr.failed()) return xr.error();
     e.exit = ex;
   }
-  if (r.String("health", false, &e.health) && e.health != "ok" &&
-      e.health != "degraded" && e.health != "down")
+  if (r.String("health", false, &e.health) && !ParseTargetHealth(e.health))
     r.Fail("field \"health\" must be ok, degraded or down, got \"" + e.health + "\"");
   r.String("raw_payload", false, &e.raw_payload);
   if (r.failed()) return r.error();
@@ -385,10 +384,10 @@ Result<Event> DecodeEvent(std::string_view json) {
   return DecodeValue(*doc);
 }
 
-Result<std::vector<Event>> DecodeEventBatch(std::string_view json) {
-  Result<rapidjson::Document> doc = Parse(json);
-  if (!doc.ok()) return doc.error();
-  const Value* arr = &doc.value();
+namespace {
+
+Result<std::vector<Event>> DecodeBatchValue(const Value& v) {
+  const Value* arr = &v;
   if (arr->IsObject()) {
     auto it = arr->FindMember("events");
     if (it == arr->MemberEnd())
@@ -407,6 +406,32 @@ Result<std::vector<Event>> DecodeEventBatch(std::string_view json) {
                        "event " + std::to_string(i) + ": " + e.error().message);
     out.push_back(std::move(e).value());
   }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<Event>> DecodeEventBatch(std::string_view json) {
+  Result<rapidjson::Document> doc = Parse(json);
+  if (!doc.ok()) return doc.error();
+  return DecodeBatchValue(*doc);
+}
+
+Result<std::vector<Event>> DecodeEvents(std::string_view json, int64_t* dropped) {
+  Result<rapidjson::Document> doc = Parse(json);
+  if (!doc.ok()) return doc.error();
+  if (dropped != nullptr) {
+    *dropped = 0;
+    if (doc->IsObject()) {
+      auto d = doc->FindMember("dropped");
+      if (d != doc->MemberEnd() && d->value.IsInt64() && d->value.GetInt64() > 0) *dropped = d->value.GetInt64();
+    }
+  }
+  if (doc->IsArray() || (doc->IsObject() && doc->HasMember("events"))) return DecodeBatchValue(*doc);
+  Result<Event> one = DecodeValue(*doc);
+  if (!one.ok()) return one.error();
+  std::vector<Event> out;
+  out.push_back(std::move(one).value());
   return out;
 }
 

@@ -35,18 +35,19 @@ std::string RedactCapped(const Redactor& redactor, std::string_view text, size_t
 
 void RedactEvent(const Redactor* redactor, Event* e, const EventCaps& caps) {
   if (redactor == nullptr) {
+    // Nothing unredacted passes on: the texts go, the evidence says why.
     e->raw_payload.clear();
-  } else if (!e->raw_payload.empty()) {
-    e->raw_payload = RedactCapped(*redactor, e->raw_payload, caps.raw_payload);
+    if (e->signal) {
+      if (!e->signal->evidence.empty()) e->signal->evidence = "[evidence withheld: redaction rules unavailable]";
+      e->signal->detail.details.clear();
+      e->signal->detail.choices.clear();
+    }
+    return;
   }
-  if (!e->signal) return;
-  auto fix = [&](std::string* s) {
-    if (s->empty()) return;
-    *s = redactor ? RedactCapped(*redactor, *s, caps.text) : CapText(*s, caps.text);
-  };
-  fix(&e->signal->evidence);
-  fix(&e->signal->detail.details);
-  for (std::string& c : e->signal->detail.choices) fix(&c);
+  ForEachSecretText(*e, [&](std::string& text) {
+    if (text.empty()) return;
+    text = RedactCapped(*redactor, text, &text == &e->raw_payload ? caps.raw_payload : caps.text);
+  });
 }
 
 }  // namespace agt::core

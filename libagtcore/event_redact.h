@@ -32,9 +32,10 @@ std::string RedactCapped(const Redactor& redactor, std::string_view text, size_t
 /// `text` cut to `cap` bytes as RedactCapped does, without redaction.
 std::string CapText(std::string_view text, size_t cap);
 
-/// Redacts and caps the event's texts in place. Without a redactor (the
-/// rules could not be loaded) the raw payload is dropped and the other
-/// texts are only capped.
+/// Redacts and caps the event's texts (core::ForEachSecretText) in place.
+/// Without a redactor (redaction.toml could not be loaded) nothing passes
+/// on unredacted: the raw payload, details and choices are dropped and the
+/// evidence is withheld.
 void RedactEvent(const Redactor* redactor, Event* e, const EventCaps& caps = {});
 
 }  // namespace agt::core

@@ -1,5 +1,5 @@
 // Identifiers and hashes: ULIDs for event and action ids, SHA-256 through
-// libcrypto, and the spec's runtime_id and dedupe_key derivations.
+// libcrypto, and the runtime_id and dedupe_key derivations of docs/spec.md §5.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Where agtmux keeps things (XDG base directories, spec §12):
+// Where agtmux keeps things (XDG base directories, docs/spec.md §12):
 //   socket:  $XDG_RUNTIME_DIR/agtmux/agtmuxd.sock, else ~/.local/state/agtmux/agtmuxd.sock
 //   state:   $XDG_STATE_HOME/agtmux (~/.local/state/agtmux): db, logs, spool
 //   config:  $XDG_CONFIG_HOME/agtmux (~/.config/agtmux): config.toml, patterns/

@@ -8,11 +8,10 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "libagtcore/redact.h"
 
-#include "libagtcore/file.h"
-
 #include <pcre2.h>
 
-#include <toml++/toml.h>
+#include "libagtcore/file.h"
+#include "libagtcore/toml_parse.h"
 
 namespace agt::core {
 
@@ -57,14 +56,9 @@ Redactor::~Redactor() = default;
 
 Result<Redactor> Redactor::Parse(std::string_view toml_text, std::string_view path,
                                  const RedactorOptions& options) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, std::string(path));
-  } catch (const toml::parse_error& e) {
-    return PatternError(path, e.source().begin.line, e.description());
-  } catch (const std::exception& e) {
-    return PatternError(path, 0, e.what());
-  }
+  auto parsed = ParseToml(toml_text, path, Err::kPatternInvalid);
+  if (!parsed.ok()) return parsed.error();
+  const toml::table& root = *parsed;
   for (auto&& [k, v] : root) {
     if (k.str() != "rule" && k.str() != "version")
       return PatternError(path, k.source().begin.line,

@@ -1,5 +1,5 @@
-// Redaction of secrets before text is stored, logged or shown (spec §6,
-// NFR-9). The rules are data: patterns/redaction.toml, one PCRE2 regex per
+// Redaction of secrets before text is stored, logged or shown (docs/spec.md §6
+// and §15). The rules are data: patterns/redaction.toml, one PCRE2 regex per
 // rule, compiled once (JIT when available). A match is replaced by
 // "[REDACTED:<rule id>]"; when the regex has a named group `secret`, only
 // that group is replaced, so "password=hunter2" keeps its "password=".
@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "libagtcore/event.h"
 #include "libagtcore/paths.h"
 #include "libagtcore/result.h"
 
@@ -72,5 +73,22 @@ class Redactor {
   std::vector<std::unique_ptr<Rule>> rules_;
   RedactorOptions options_;
 };
+
+/// Calls `f(text)` on each text of an event that may carry a secret: the
+/// raw payload, and the signal's evidence, waiting details and choices (in
+/// that order). `E` is Event or const Event; `f` takes std::string& or
+/// const std::string&. The one list of those fields, so that the hook, the
+/// wrapper, the daemon and the store agree on what redaction covers.
+template <typename E, typename F>
+void ForEachSecretText(E& e, F&& f) {
+  f(e.raw_payload);
+  if (!e.signal) return;
+  f(e.signal->evidence);
+  f(e.signal->detail.details);
+  for (auto& c : e.signal->detail.choices) f(c);
+}
+
+// Redacting (and capping) those texts: core::RedactEvent,
+// libagtcore/event_redact.h.
 
 }  // namespace agt::core

@@ -1,4 +1,4 @@
-// The action ref grammar of spec §11 and the RFC 3986 percent-encoding of
+// The action ref grammar of docs/spec.md §11 and the RFC 3986 percent-encoding of
 // session names inside it. Refs name what an action acts on, so the parser
 // is strict and its errors say which part is wrong: E_REF_INVALID for a
 // malformed ref, E_REF_INVALID_ENCODING for a session name whose escapes

@@ -1,4 +1,4 @@
-// The action ref grammar (spec §11):
+// The action ref grammar (docs/spec.md §11):
 //   <ref>         ::= "runtime:" <runtime-id> | "pane:" <target> "/" <session-enc> "/@" <digits> "/%" <digits>
 //   <runtime-id>  ::= [A-Za-z0-9._:-]{16,128}
 //   <target>      ::= [A-Za-z0-9._-]+

@@ -1,8 +1,8 @@
 // Result<T>: a value or an error with a code and a message.
 //
 // GCC 12's C++20 has no std::expected, so library code returns this small
-// type instead of throwing. Error codes are the spec's E_* names where one
-// applies; the rest are agtmux's own, named the same way.
+// type instead of throwing. Error codes are the E_* names of docs/spec.md and docs/api.md
+// where one applies; the rest are agtmux's own, named the same way.
 #pragma once
 
 #include <cstdlib>

@@ -1,4 +1,5 @@
-// Names and precedence of the canonical states, sources and confidences.
+// Names and precedence of the canonical states, sources, confidences and
+// target health.
 // Keeping them in one table per enum keeps the wire names in one place.
 #include "libagtcore/state.h"
 
@@ -16,6 +17,7 @@ constexpr std::array<std::string_view, kSourceCount> kSourceColumns = {
     "HOOK", "HOOK", "PTY", "CAP"};
 constexpr std::array<std::string_view, 3> kConfidenceNames = {"low", "medium",
                                                               "high"};
+constexpr std::array<std::string_view, 3> kTargetHealthNames = {"ok", "degraded", "down"};
 
 }  // namespace
 
@@ -58,6 +60,16 @@ std::string_view ConfidenceName(Confidence c) {
 std::optional<Confidence> ParseConfidence(std::string_view name) {
   for (size_t i = 0; i < kConfidenceNames.size(); ++i)
     if (kConfidenceNames[i] == name) return static_cast<Confidence>(i);
+  return std::nullopt;
+}
+
+std::string_view TargetHealthName(TargetHealth h) {
+  return kTargetHealthNames[static_cast<size_t>(h)];
+}
+
+std::optional<TargetHealth> ParseTargetHealth(std::string_view name) {
+  for (size_t i = 0; i < kTargetHealthNames.size(); ++i)
+    if (kTargetHealthNames[i] == name) return static_cast<TargetHealth>(i);
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 // The canonical vocabulary every part of agtmux shares: the seven pane
 // states and their precedence, the four event sources and the column each
-// one shows as, confidence levels, and the detail a waiting state carries.
+// one shows as, confidence levels, target health, and the detail a waiting
+// state carries.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@ using TimeNs = int64_t;
 constexpr TimeNs kNsPerMs = 1'000'000;
 constexpr TimeNs kNsPerSec = 1'000'000'000;
 
-/// Canonical states (spec §4). Declared in precedence order, highest first.
+/// Canonical states (docs/spec.md §4). Declared in precedence order, highest first.
 enum class State : uint8_t {
   kError,
   kWaitingApproval,
@@ -50,7 +51,14 @@ enum class Confidence : uint8_t { kLow, kMedium, kHigh };
 std::string_view ConfidenceName(Confidence c);  // "low", "medium", "high"
 std::optional<Confidence> ParseConfidence(std::string_view name);
 
-/// What a waiting state is waiting on (seed 003's state file).
+/// A target's health (docs/spec.md#target-health): the collectors decide
+/// it, target_health_changed events carry its name, the engine keeps it,
+/// the store and the API show it.
+enum class TargetHealth : uint8_t { kOk, kDegraded, kDown };
+std::string_view TargetHealthName(TargetHealth h);  // "ok", "degraded", "down"
+std::optional<TargetHealth> ParseTargetHealth(std::string_view name);
+
+/// What a waiting state is waiting on (docs/spec.md §4).
 struct WaitingDetail {
   std::string approval_type;         // shell, file_edit, mcp, network, plan, user_question, ...
   std::string details;               // the question or the command shown
@@ -61,7 +69,7 @@ struct WaitingDetail {
   bool empty() const { return approval_type.empty() && details.empty() && choices.empty(); }
 };
 
-/// One source's opinion of a pane's state, with its evidence (spec §3).
+/// One source's opinion of a pane's state, with its evidence (docs/spec.md §3).
 struct Signal {
   State state = State::kUnknown;
   std::string reason_code;            // required when state == unknown

@@ -1,14 +1,33 @@
 #!/usr/bin/env bash
 # Runs the whole agtmux test suite, the way CI does:
 #   1. installs what is missing (scripts/install-deps.sh),
-#   2. builds with warnings as errors and runs every suite (unit, tmux, e2e,
-#      and the detection corpus gates),
+#   2. builds with warnings as errors (build/) and runs every suite (unit,
+#      tmux, e2e, and the detection corpus gates),
 #   3. builds again under AddressSanitizer + UndefinedBehaviorSanitizer
-#      (build-asan/) and runs every suite there too, counted like step 2,
+#      (build-asan/) and runs every suite there except `agents` (the e2e
+#      tests that drive the real agent CLIs), counted like step 2,
 #   4. runs each fuzz target briefly on its seed corpus (clang + libFuzzer),
 #   5. prints one closing line: "tests: N passed, N failed, N skipped".
 # Exit status is non-zero when anything failed.
 #   scripts/test.sh [--quick]   --quick: skip the sanitizer build and fuzzing
+#
+# Where the time goes and why the steps overlap (2 cores): the builds are
+# CPU-bound, the test runs mostly wait (on tmux, sshd, the agents' model
+# server, deadlines). So the sanitizer build runs while build/'s tests run,
+# and the fuzzers build and run while the sanitizer tests run, each at the
+# lowest CPU priority (nice 19) so the tests keep the CPU they ask for.
+# Output of a step that ran beside another is printed when it ends, whole.
+# Each step prints how long it took. The sanitizer build is -O1 with line
+# tables only (-g1): the sanitizers check the same, their reports keep file
+# and line, and it compiles in far less time than -O2 -g.
+#
+# Why the sanitizer pass leaves out `agents`: those tests spend their time
+# in the agents' own processes (node), one at a time; the code of ours they
+# run (the wrapper, the hook, the daemon) is run under the sanitizers by the
+# other e2e, tmux and gates tests, with recorded agent output. What the
+# sanitizers found so far (an out-of-bounds read in a unit test, an ssh
+# session leak in a tmux test, the daemon leaking at exit in an e2e test)
+# was in those suites.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -25,44 +44,116 @@ bash scripts/install-deps.sh || { echo "test.sh: installing dependencies failed"
 
 status=0
 runs=()
+fuzz_result=""
+logs=$(mktemp -d "${TMPDIR:-/tmp}/agtmux-test-XXXXXX")
+trap 'rm -rf "$logs"' EXIT
 
-# build_and_test DIR [meson options...]: configure (once), build, run all suites.
-build_and_test() {
+now() { date +%s; }
+# took NAME START: how long a step took.
+took() { echo "=== $1: $(( $(now) - $2 )) s"; }
+
+# configure DIR [meson options...]: set up once, afterwards only apply the options.
+configure() {
   local dir=$1; shift
   if [[ ! -f "$dir/build.ninja" ]]; then
-    meson setup "$dir" -Dwerror=true "$@" || { status=1; return 1; }
+    meson setup "$dir" -Dwerror=true "$@"
   else
-    meson configure "$dir" -Dwerror=true "$@" >/dev/null || { status=1; return 1; }
+    meson configure "$dir" -Dwerror=true "$@" >/dev/null
   fi
-  ninja -C "$dir" || { echo "test.sh: build failed in $dir" >&2; status=1; return 1; }
-  meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
+}
+
+# build DIR [meson options...]: configure and build; false when either fails.
+build() {
+  local dir=$1; shift
+  configure "$dir" "$@" || return 1
+  ninja -C "$dir" || { echo "test.sh: build failed in $dir" >&2; return 1; }
+}
+
+# run_suites DIR [meson test options...]: run the suites and keep their logs
+# (JUnit and JSON) for the closing count; the run counts even when it fails.
+run_suites() {
+  local dir=$1; shift
+  meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
   cp "$dir/meson-logs/testlog.junit.xml" "$dir/suites.junit.xml" 2>/dev/null || rm -f "$dir/suites.junit.xml"
   cp "$dir/meson-logs/testlog.json" "$dir/suites.testlog.json" 2>/dev/null || rm -f "$dir/suites.testlog.json"
   runs+=("$dir")
 }
 
-echo "=== build and test (build/)"
-build_and_test build -Dsanitizers=false
-# The corpus gates (suite "gates") ran and counted above; their figures:
-grep -h "(all scenarios)" build/meson-logs/testlog.txt 2>/dev/null || true
+# Leaks and UB fail the test that meets them; a program a test spawns
+# (agtmuxd, agtmux) fails it through its exit status.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+asan_options=(-Dsanitizers=true -Dbenchmarks=false -Doptimization=1 -Ddebug=true
+              -Dcpp_args=-g1 -Dc_args=-g1)
+
+# Logs of an earlier run must not be counted as this one's.
+rm -f build/suites.junit.xml build/suites.testlog.json build-asan/suites.junit.xml build-asan/suites.testlog.json
+
+t0=$(now)
+echo "=== build (build/)"
+t=$(now)
+if build build -Dsanitizers=false; then
+  took "build (build/)" "$t"
+  built=1
+else
+  status=1
+  built=0
+fi
+
+asan_pid=""
+if ((!quick)); then
+  echo "=== build under ASan+UBSan (build-asan/), beside the tests of build/"
+  ( renice -n 19 -p "$BASHPID" >/dev/null; t=$(now)
+    build build-asan "${asan_options[@]}" > "$logs/asan-build.log" 2>&1; rc=$?
+    took "build (build-asan/)" "$t" >> "$logs/asan-build.log"; exit $rc ) &
+  asan_pid=$!
+fi
+
+if ((built)); then
+  echo "=== test (build/)"
+  t=$(now)
+  run_suites build
+  took "test (build/)" "$t"
+  # The corpus gates (suite "gates") ran and counted above; their figures:
+  grep -h "(all scenarios)" build/meson-logs/testlog.txt 2>/dev/null || true
+else
+  runs+=(build)  # no suites.junit.xml: counted as a failure
+fi
 
 if ((!quick)); then
-  # Leaks and UB fail the test that meets them; a program a test spawns
-  # (agtmuxd, agtmux) fails it through its exit status.
-  echo "=== build and test under ASan+UBSan (build-asan/)"
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    build_and_test build-asan -Dsanitizers=true -Dbenchmarks=false
+  asan_built=1
+  wait "$asan_pid" || asan_built=0
+  cat "$logs/asan-build.log"
+  ((asan_built)) || { echo "test.sh: build failed in build-asan" >&2; status=1; }
 
+  fuzz_pid=""
   if [[ -x tests/fuzz/run.sh ]]; then
-    echo "=== fuzz targets (brief, on their seed corpora)"
-    if tests/fuzz/run.sh; then fuzz_result=pass; else fuzz_result=fail; status=1; fi
+    echo "=== fuzz targets (brief, on their seed corpora), beside the tests of build-asan/"
+    ( renice -n 19 -p "$BASHPID" >/dev/null; t=$(now)
+      tests/fuzz/run.sh > "$logs/fuzz.log" 2>&1; rc=$?
+      took "fuzz" "$t" >> "$logs/fuzz.log"; exit $rc ) &
+    fuzz_pid=$!
+  fi
+
+  if ((asan_built)); then
+    echo "=== test under ASan+UBSan (build-asan/, all suites but agents)"
+    t=$(now)
+    run_suites build-asan --no-suite agents
+    took "test (build-asan/)" "$t"
+  else
+    runs+=(build-asan)
+  fi
+
+  if [[ -n "$fuzz_pid" ]]; then
+    if wait "$fuzz_pid"; then fuzz_result=pass; else fuzz_result=fail; status=1; fi
+    cat "$logs/fuzz.log"
   fi
 fi
+took "all" "$t0"
 
 # One closing line over every run, counting each GoogleTest case (meson's
 # JUnit log expands gtest binaries into their cases) and each other test.
-python3 - "${runs[@]}" "${fuzz_result:-}" <<'PY'
+python3 - "${runs[@]}" "$fuzz_result" <<'PY'
 import sys, xml.etree.ElementTree as ET, os, json
 passed = failed = skipped = 0
 args = sys.argv[1:]

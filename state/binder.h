@@ -1,4 +1,4 @@
-// Binding (spec §5): which runtime an event without runtime_id belongs to.
+// Binding (docs/spec.md §5): which runtime an event without runtime_id belongs to.
 // Hooks in unwrapped panes know their tmux pane (and maybe the agent's pid)
 // but not the runtime agtmux assigned; this file decides, from the runtimes
 // known on that pane, whether exactly one can have sent the event.

@@ -44,7 +44,7 @@ std::string Validate(const Event& e) {
   }
   if (t == et::kTargetHealthChanged) {
     if (e.target_id.empty()) return "target_id: target_health_changed must name its target";
-    if (e.health != "ok" && e.health != "degraded" && e.health != "down") {
+    if (!core::ParseTargetHealth(e.health)) {
       return "health: must be ok, degraded or down, got \"" + e.health + "\"";
     }
     return "";
@@ -429,9 +429,7 @@ Disposition Engine::Impl::ApplyTargetScoped(const Event& e, TimeNs now, Effects&
     if (!t.book.has_health || CompareInStream(key, t.book.health_key) > 0) {
       t.book.has_health = true;
       t.book.health_key = key;
-      t.book.health = e.health == "down"       ? TargetHealth::kDown
-                      : e.health == "degraded" ? TargetHealth::kDegraded
-                                               : TargetHealth::kOk;
+      t.book.health = core::ParseTargetHealth(e.health).value_or(TargetHealth::kOk);
       fx.target_health.emplace_back(t.book.target_id, t.book.health);
     } else {
       out_of_order = true;

@@ -1,5 +1,5 @@
 // The state engine: a pure, deterministic function of the events it is fed
-// (spec §4, §5). No clock, no I/O: `now` is an argument, and the same
+// (docs/spec.md §4, §5). No clock, no I/O: `now` is an argument, and the same
 // multiset of events (with their ingested_at) gives the same final states
 // whatever order they arrive in (NFR-8).
 //

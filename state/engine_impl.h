@@ -153,6 +153,7 @@ struct Engine::Impl {
   StringSet pending_keys;                              // PendingKey(event) of those entries
   Signal demoted_signal;                               // reused by Resolve (no allocation per event)
   Signal answered_signal;                              // the same, for row 1b
+  Signal lent_signal;                                  // the same, for a hook wait with the screen's detail
   // Reused by BindOrPark, which runs for every event without a runtime_id.
   std::string scratch_pending_key;
   std::string scratch_pane_key;

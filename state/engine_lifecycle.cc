@@ -66,8 +66,11 @@ Disposition Engine::Impl::StartRuntime(const Event& e, TimeNs now, Effects& fx) 
 
   if (observed && pane->active != nullptr) {
     const Runtime& cur = pane->active->rt;
-    // The same process seen again, or a pane the wrapper reports on itself.
-    if ((cur.pid == e.pid && cur.boot_id == info.boot_id) || cur.owner == Source::kWrapper) {
+    // The same process seen again, or a pane the wrapper reports on itself
+    // (in the same tmux server: a new server's pane of the same id is
+    // another pane).
+    const bool same_server = cur.boot_id.empty() || cur.boot_id == info.boot_id;
+    if ((cur.pid == e.pid && cur.boot_id == info.boot_id) || (cur.owner == Source::kWrapper && same_server)) {
       return Disposition::kIgnored;
     }
   }

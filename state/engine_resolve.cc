@@ -1,5 +1,5 @@
 // Resolution: from the facts the engine holds about a pane to the one
-// PaneState the user sees, in the order of spec §4: runtime guard (is there
+// PaneState the user sees, in the order of docs/spec.md §4: runtime guard (is there
 // an active runtime), target health, freshness (stale marks and TTLs), then
 // fusion (state/fusion.h) among the fresh candidates, then the completed ->
 // idle demotion guard. Also the read-only views of the engine.
@@ -158,6 +158,11 @@ void Engine::Impl::Resolve(PaneRec& p, TimeNs now, Effects& fx) {
           answered_signal.evidence = "answered: " + c.signal.evidence;
           answered_signal.detail = {};
           signal = &answered_signal;
+        } else if (fr.detail_from_screen) {
+          // Row 5: the hook's wait, with the options the screen reads.
+          lent_signal = c.signal;
+          lent_signal.detail = r.slots[Idx(fr.detail_source)].candidate.signal.detail;
+          signal = &lent_signal;
         }
         source = fr.winner;
         has_source = true;

@@ -33,20 +33,26 @@ bool SaysItBest(Source s, State state) { return NeedsAction(state) ? IsScreen(s)
 // with high confidence). An unknown reading is no knowledge: it ends
 // nothing by itself, and after a dialog the screen saw go it leaves the
 // hook's turn running (row 1b).
-enum class HookEnd { kNone, kSuperseded, kAnswered };
+//
+// Row 1c is the same knowledge for a hook running: when the screen saw a
+// dialog after the hooks' last report (one no hook reports, such as Claude
+// Code's auto-mode dialogs) and then the turn end, the hooks' running is
+// older than what the screen knows, and no hook may follow (a deny).
+enum class HookEnd { kNone, kSuperseded, kAnswered, kTurnEnded };
 
 HookEnd Row1(const Candidate& hook, const Candidate& screen, const FusionMarks& marks) {
   const State h = hook.signal.state;
   const State s = screen.signal.state;
   if (!Newer(screen, hook) || s == h) return HookEnd::kNone;
   if (h == State::kError) return s == State::kUnknown ? HookEnd::kNone : HookEnd::kSuperseded;
-  if (!NeedsAction(h)) return HookEnd::kNone;
-  if (NeedsAction(s)) return HookEnd::kSuperseded;  // the screen reads the dialog that is there
   const bool saw_dialog = !marks.screen_wait.empty() && marks.hook_turn < marks.screen_wait &&
                           marks.screen_wait < MarkOf(screen.key);
+  const bool turn_end = s == State::kIdle || s == State::kCompleted || s == State::kError;
+  if (h == State::kRunning) return saw_dialog && turn_end ? HookEnd::kTurnEnded : HookEnd::kNone;
+  if (!NeedsAction(h)) return HookEnd::kNone;
+  if (NeedsAction(s)) return HookEnd::kSuperseded;  // the screen reads the dialog that is there
   if (s == State::kUnknown) return saw_dialog ? HookEnd::kAnswered : HookEnd::kNone;
-  const bool turn_over = (s == State::kIdle || s == State::kCompleted || s == State::kError) &&
-                         screen.signal.confidence == Confidence::kHigh;
+  const bool turn_over = turn_end && screen.signal.confidence == Confidence::kHigh;
   return saw_dialog || turn_over ? HookEnd::kSuperseded : HookEnd::kNone;
 }
 
@@ -64,6 +70,24 @@ std::string_view Row2Or3(const Candidate& screen, const Candidate& hook) {
     return fusion_rule::kTurnEndClearsScreenWait;
   }
   return {};
+}
+
+// Row 5's detail: a hook/notify wait that won is shown with the options of
+// the dialog the screen reads now (its newest fresh reading, when that is a
+// wait too): a hook's PermissionRequest carries none.
+void LendScreenDetail(const std::array<const Candidate*, core::kSourceCount>& present,
+                      const std::array<bool, core::kSourceCount>& fresh, FusionResult& r) {
+  const int w = Idx(r.winner);
+  if (IsScreen(r.winner) || r.answered[w] || !NeedsAction(present[w]->signal.state)) return;
+  int screen = -1;
+  for (Source s : {Source::kWrapper, Source::kPoller}) {
+    const int i = Idx(s);
+    if (present[i] != nullptr && fresh[i] && (screen < 0 || Newer(*present[i], *present[screen])))
+      screen = i;
+  }
+  if (screen < 0 || !NeedsAction(present[screen]->signal.state)) return;
+  r.detail_from_screen = true;
+  r.detail_source = static_cast<Source>(screen);
 }
 
 }  // namespace
@@ -120,6 +144,9 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
       switch (Row1(hc, sc, marks)) {
         case HookEnd::kSuperseded:
           if (superseded[Idx(h)].empty()) superseded[Idx(h)] = fusion_rule::kHookWaitingClearedByScreen;
+          break;
+        case HookEnd::kTurnEnded:
+          if (superseded[Idx(h)].empty()) superseded[Idx(h)] = fusion_rule::kScreenSawTurnEnd;
           break;
         case HookEnd::kAnswered:
           r.answered[Idx(h)] = true;
@@ -178,6 +205,7 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
   if (best >= 0) {
     r.has_winner = true;
     r.winner = static_cast<Source>(best);
+    LendScreenDetail(present, fresh, r);
   }
   return r;
 }

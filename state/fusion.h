@@ -1,4 +1,4 @@
-// Fusion (spec §3, docs/precedence.md): how the latest opinions of the four
+// Fusion (docs/spec.md §3, docs/precedence.md): how the latest opinions of the four
 // sources about one runtime become one pane state. Pure: the engine decides
 // which candidates exist and which are fresh; this file decides who wins.
 #pragma once
@@ -24,6 +24,7 @@ enum class FusionVerdict : uint8_t {
 namespace fusion_rule {
 inline constexpr std::string_view kHookWaitingClearedByScreen = "fusion.1.screen_clears_hook_wait";
 inline constexpr std::string_view kAnsweredWait = "fusion.1b.answered_wait";
+inline constexpr std::string_view kScreenSawTurnEnd = "fusion.1c.screen_saw_turn_end";
 inline constexpr std::string_view kHookBeatsScreen = "fusion.2.hook_lifecycle";
 inline constexpr std::string_view kTurnEndClearsScreenWait = "fusion.3.turn_end_clears_screen_wait";
 inline constexpr std::string_view kNewerScreenWins = "fusion.4.newer_screen";
@@ -50,6 +51,11 @@ struct FusionResult {
   /// A hook/notify wait the screen saw answered, with no readable screen
   /// after it (row 1b): it takes part, and is shown, as `running`.
   std::array<bool, core::kSourceCount> answered{};
+  /// The winner is a hook/notify wait and the newest fresh screen reading
+  /// is a wait too: the pane shows the winner's state with that reading's
+  /// waiting detail (row 5: the options are the screen's).
+  bool detail_from_screen = false;
+  Source detail_source = Source::kWrapper;  // which screen source, when detail_from_screen
 };
 
 /// `present[s]` is source s's candidate or nullptr; `fresh[s]` says whether

@@ -22,7 +22,7 @@ using core::Source;
 using core::State;
 using core::TimeNs;
 
-/// One agent run in one pane (spec §5). At most one active (ended_at == 0)
+/// One agent run in one pane (docs/spec.md §5). At most one active (ended_at == 0)
 /// per (target_id, pane_id).
 struct Runtime {
   std::string runtime_id;
@@ -39,7 +39,7 @@ struct Runtime {
   bool operator==(const Runtime&) const = default;
 };
 
-/// The ordering key of spec §5: source_seq when both sides have one, else
+/// The ordering key of docs/spec.md §5: source_seq when both sides have one, else
 /// effective_event_time, then ingested_at, then event_id.
 struct OrderKey {
   std::optional<int64_t> source_seq;
@@ -93,7 +93,7 @@ struct InboxEntry {
   bool operator==(const InboxEntry&) const = default;
 };
 
-enum class TargetHealth : uint8_t { kOk, kDegraded, kDown };
+using core::TargetHealth;  // libagtcore/state.h
 
 /// What applying one event did. kApplied and kStored events are written to
 /// `events`; the rest are not (a duplicate or invalid event changes nothing).

@@ -1,4 +1,4 @@
-// The ordering rules of spec §5, in one place so that the engine, its tests
+// The ordering rules of docs/spec.md §5, in one place so that the engine, its tests
 // and the docs agree on what "newer" means.
 #include "state/order.h"
 

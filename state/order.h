@@ -1,4 +1,4 @@
-// Event ordering (spec §5): the key every event is compared by, and the two
+// Event ordering (docs/spec.md §5): the key every event is compared by, and the two
 // comparisons the engine needs: within one (runtime, source) stream, where
 // source_seq decides when both sides carry one, and across sources, where
 // only time can.

@@ -3,7 +3,7 @@
 // wrap/analyzer_factory.cc). It knows only what the byte stream's timing
 // tells: output flowing means running; output that stopped means idle. It
 // never claims a waiting state: that needs a pattern.
-// Timing follows seed 003: output within 200 ms is activity, but output
+// Timing follows docs/spec.md §7: output within 200 ms is activity, but output
 // within 300 ms of the user's input is echo, not work.
 #pragma once
 

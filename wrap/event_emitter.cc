@@ -12,6 +12,7 @@
 #include "libagtcore/event_codec.h"
 #include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/uv/handles.h"
 
 namespace agt::wrap {
 
@@ -21,26 +22,20 @@ struct EventEmitter::Request {
   EventEmitter* owner = nullptr;
   uv_pipe_t pipe{};
   uv_connect_t connect{};
-  uv_write_t write{};
   uv_timer_t timer{};
   std::string wire;
   net::HttpResponseParser parser;
-  int open_handles = 2;
   bool finished = false;
   bool reading = false;
-
-  static void OnClose(uv_handle_t* h) {
-    auto* r = static_cast<Request*>(h->data);
-    if (--r->open_handles == 0) delete r;
-  }
 
   void Finish(bool ok, bool permanent, std::string error) {
     if (finished) return;
     finished = true;
     uv_timer_stop(&timer);
     if (reading) uv_read_stop(reinterpret_cast<uv_stream_t*>(&pipe));
-    uv_close(reinterpret_cast<uv_handle_t*>(&pipe), &Request::OnClose);
-    uv_close(reinterpret_cast<uv_handle_t*>(&timer), &Request::OnClose);
+    // The connect and write callbacks (cancelled by the close) run before
+    // the close callbacks, and find `finished` set.
+    uv::CloseAll({uv::AsHandle(&pipe), uv::AsHandle(&timer)}, [this] { delete this; });
     if (EventEmitter* o = std::exchange(owner, nullptr))
       o->OnDone(ok, permanent, std::move(error));
   }
@@ -72,12 +67,6 @@ std::string BatchBody(const std::vector<std::string>& lines, int64_t dropped) {
   if (dropped > 0) body += ",\"dropped\":" + std::to_string(dropped);
   body += "}";
   return body;
-}
-
-void CloseAndDelete(uv_timer_t* t) {
-  if (t == nullptr) return;
-  uv_close(reinterpret_cast<uv_handle_t*>(t),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
 }
 
 }  // namespace
@@ -164,7 +153,6 @@ void EventEmitter::Send(std::vector<std::string> lines, bool from_spool) {
   r->pipe.data = r;
   r->timer.data = r;
   r->connect.data = r;
-  r->write.data = r;
   net::HttpRequest req;
   req.method = "POST";
   req.path = "/v1/events";
@@ -192,16 +180,13 @@ void EventEmitter::Send(std::vector<std::string> lines, bool from_spool) {
                     if (status < 0)
                       return r->Finish(false, false,
                                        std::string("E_DAEMON_UNREACHABLE: ") + uv_strerror(status));
-                    uv_buf_t buf = uv_buf_init(r->wire.data(),
-                                               static_cast<unsigned>(r->wire.size()));
-                    int w = uv_write(&r->write, reinterpret_cast<uv_stream_t*>(&r->pipe), &buf, 1,
-                                     [](uv_write_t* wr, int st) {
-                                       auto* r = static_cast<Request*>(wr->data);
-                                       if (st < 0 && !r->finished)
-                                         r->Finish(false, false,
-                                                   std::string("E_DAEMON_UNREACHABLE: ") +
-                                                       uv_strerror(st));
-                                     });
+                    int w = uv::WriteOwned(reinterpret_cast<uv_stream_t*>(&r->pipe),
+                                           std::move(r->wire), [r](int st) {
+                                             if (st < 0 && !r->finished)
+                                               r->Finish(false, false,
+                                                         std::string("E_DAEMON_UNREACHABLE: ") +
+                                                             uv_strerror(st));
+                                           });
                     if (w < 0)
                       return r->Finish(false, false,
                                        std::string("E_DAEMON_UNREACHABLE: ") + uv_strerror(w));
@@ -348,8 +333,8 @@ void EventEmitter::FinishFlush() {
   if (!flush_done_) return;
   ToSpool();  // whatever is still in memory waits for the daemon on disk
   RecordDrops();
-  CloseAndDelete(retry_);
-  CloseAndDelete(grace_);
+  uv::CloseAndDelete(retry_);
+  uv::CloseAndDelete(grace_);
   retry_ = grace_ = nullptr;
   auto done = std::move(flush_done_);
   flush_done_ = nullptr;

@@ -109,8 +109,7 @@ class Session {
   TerminalGuard term_;
   uv_loop_t loop_{};
   std::optional<PtyChild> child_;
-  int master_ = -1;
-  core::UniqueFd master_owner_;
+  core::UniqueFd master_;  // the PTY master: master_poll_ only watches it
   pid_t pid_ = -1;
   int rows_ = 24;
   int cols_ = 80;
@@ -143,6 +142,8 @@ class Session {
   std::unique_ptr<CastWriter> recorder_;
   std::unique_ptr<EventEmitter> emitter_;
   std::unique_ptr<WrapperEvents> events_;
+  // For kept screens only: events carry the analyzer's output, which comes
+  // redacted (docs/store.md, Redaction).
   std::optional<core::Redactor> redactor_;
   char buf_[kReadBuf];
 };
@@ -177,9 +178,8 @@ bool Session::Start() {
   }
   child_.emplace(std::move(*child));
   pid_ = child_->pid();
-  master_owner_ = child_->TakeMaster();
-  master_ = master_owner_.get();
-  ::fcntl(master_, F_SETFL, ::fcntl(master_, F_GETFL) | O_NONBLOCK);
+  master_ = child_->TakeMaster();
+  ::fcntl(master_.get(), F_SETFL, ::fcntl(master_.get(), F_GETFL) | O_NONBLOCK);
   if (events_) events_->set_child_pid(pid_);
   return true;
 }
@@ -224,7 +224,7 @@ void Session::Output(const char* data, size_t n) {
 
 void Session::OnMasterReadable() {
   for (int i = 0; i < 16; ++i) {
-    const ssize_t n = ::read(master_, buf_, sizeof buf_);
+    const ssize_t n = ::read(master_.get(), buf_, sizeof buf_);
     if (n > 0) {
       Output(buf_, static_cast<size_t>(n));
       continue;
@@ -267,7 +267,7 @@ void Session::UpdatePollMaster() {
 
 void Session::OnMasterWritable() {
   while (!pending_input_.empty()) {
-    const ssize_t w = ::write(master_, pending_input_.data(), pending_input_.size());
+    const ssize_t w = ::write(master_.get(), pending_input_.data(), pending_input_.size());
     if (w > 0) {
       pending_input_.erase(0, static_cast<size_t>(w));
     } else if (w < 0 && errno == EINTR) {
@@ -281,9 +281,9 @@ void Session::OnMasterWritable() {
     // line is pending (the first only submits the line).
     termios t{};
     char veof = 4;
-    if (::tcgetattr(master_, &t) == 0 && t.c_cc[VEOF] != 0) veof = static_cast<char>(t.c_cc[VEOF]);
-    if (last_input_byte_ != '\n') (void)!::write(master_, &veof, 1);
-    (void)!::write(master_, &veof, 1);
+    if (::tcgetattr(master_.get(), &t) == 0 && t.c_cc[VEOF] != 0) veof = static_cast<char>(t.c_cc[VEOF]);
+    if (last_input_byte_ != '\n') (void)!::write(master_.get(), &veof, 1);
+    (void)!::write(master_.get(), &veof, 1);
     eof_pending_ = false;
   }
   UpdatePollMaster();
@@ -303,7 +303,7 @@ void Session::SendInput(const char* data, size_t n) {
   // acts as the line discipline: the key suspends the whole job.
   if (stdin_tty_) {
     termios t{};
-    if (::tcgetattr(master_, &t) == 0 && (t.c_lflag & ISIG) &&
+    if (::tcgetattr(master_.get(), &t) == 0 && (t.c_lflag & ISIG) &&
         t.c_cc[VSUSP] != _POSIX_VDISABLE) {
       const void* hit = std::memchr(data, t.c_cc[VSUSP], n);
       if (hit != nullptr) {
@@ -321,7 +321,7 @@ void Session::SendInput(const char* data, size_t n) {
 void Session::QueueInput(const char* data, size_t n) {
   last_input_byte_ = data[n - 1];
   if (pending_input_.empty()) {
-    const ssize_t w = ::write(master_, data, n);
+    const ssize_t w = ::write(master_.get(), data, n);
     if (w == static_cast<ssize_t>(n)) return;
     const size_t done = w > 0 ? static_cast<size_t>(w) : 0;
     pending_input_.append(data + done, n - done);
@@ -333,7 +333,7 @@ void Session::QueueInput(const char* data, size_t n) {
 
 void Session::SuspendJob() {
   if (child_done_) return StopSelf();
-  pid_t pgrp = ::tcgetpgrp(master_);
+  pid_t pgrp = ::tcgetpgrp(master_.get());
   if (pgrp <= 0) pgrp = pid_;
   ::kill(-pgrp, SIGSTOP);
   suspended_pgrp_ = pgrp;
@@ -360,7 +360,7 @@ void Session::Resize() {
       !GetTerminalSize(STDOUT_FILENO, &rows, &cols))
     return;
   if (rows == rows_ && cols == cols_) return;  // we alone size the PTY
-  if (master_open_) SetPtySize(master_, rows, cols);
+  if (master_open_) SetPtySize(master_.get(), rows, cols);
   rows_ = rows;
   cols_ = cols;
   pipeline_->OnResize(rows, cols);
@@ -429,7 +429,7 @@ void Session::OnChildStatus() {
   }
   // Output the child wrote just before exiting is still in the PTY.
   while (master_open_) {
-    const ssize_t n = ::read(master_, buf_, sizeof buf_);
+    const ssize_t n = ::read(master_.get(), buf_, sizeof buf_);
     if (n > 0) {
       Output(buf_, static_cast<size_t>(n));
     } else if (n < 0 && errno == EINTR) {
@@ -465,9 +465,9 @@ void Session::RunAnalysis(core::TimeNs now) {
   auto sig = pipeline_->Analyze(now);
   WatchUnreadable(now);
   if (!sig || !events_) return;
-  core::Signal s = *sig;
-  s.evidence = redactor_ ? redactor_->Redact(s.evidence) : std::string();
-  emitter_->Emit(events_->StateChanged(s));
+  // The analyzer's evidence and waiting detail come redacted
+  // (detect::CreateAnalyzer; docs/store.md, Redaction).
+  emitter_->Emit(events_->StateChanged(*sig));
 }
 
 // A screen no rule read for a few seconds is kept (redacted, bounded) for
@@ -565,7 +565,7 @@ int Session::Run() {
 
   uv_timer_init(&loop_, &analysis_timer_);
   analysis_timer_.data = this;
-  uv_poll_init(&loop_, &master_poll_, master_);
+  uv_poll_init(&loop_, &master_poll_, master_.get());
   master_poll_.data = this;
   if (uv_poll_init(&loop_, &stdin_poll_, STDIN_FILENO) == 0) {
     stdin_poll_inited_ = true;

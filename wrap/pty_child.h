@@ -39,7 +39,7 @@ class PtyChild {
 
   pid_t pid() const { return pid_; }
   int master_fd() const { return master_.get(); }
-  /// Gives the master to the caller (libuv then owns it).
+  /// Gives the master to the caller (the proxy; libuv only polls it).
   core::UniqueFd TakeMaster() { return std::move(master_); }
 
  private:

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 
+#include "aggregator/http/api_error.h"
 #include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/ids.h"
@@ -25,29 +26,7 @@ namespace agt::agg {
 
 namespace {
 
-int StatusFor(core::Err code) {
-  switch (code) {
-    case core::Err::kRefNotFound:
-    case core::Err::kNotFound: return 404;
-    case core::Err::kIdempotencyConflict:
-    case core::Err::kRuntimeStale:
-    case core::Err::kPreconditionFailed:
-    case core::Err::kSnapshotExpired: return 409;
-    case core::Err::kPolicyBlocked: return 403;
-    case core::Err::kIo:
-    case core::Err::kStore:
-    case core::Err::kInternal:
-    case core::Err::kTimeout: return 500;
-    default: return 400;
-  }
-}
-
-ActionReply ErrorReply(const core::Error& e) {
-  JsonOut j;
-  j.BeginObject().Key("schema_version").Int(1).Key("error").BeginObject();
-  j.Key("code").Str(core::ErrName(e.code)).Key("message").Str(e.message).EndObject().EndObject();
-  return {StatusFor(e.code), j.Take()};
-}
+ActionReply ErrorReply(const core::Error& e) { return ErrorResponse(e); }
 
 core::Error Fail(core::Err code, std::string msg) { return core::MakeError(code, std::move(msg)); }
 
@@ -179,7 +158,7 @@ ActionReply ActionService::Execute(ActionRequest req) {
       rapidjson::StringBuffer sb;
       rapidjson::Writer<rapidjson::StringBuffer> w(sb);
       resp.Accept(w);
-      return {meta["status"].GetInt(), std::string(sb.GetString(), sb.GetSize()) + "\n"};
+      return {meta["status"].GetInt(), "application/json", std::string(sb.GetString(), sb.GetSize()) + "\n"};
     } else if (prior.error().code != core::Err::kNotFound) {
       return ErrorReply(prior.error());
     }
@@ -213,7 +192,7 @@ ActionReply ActionService::Execute(ActionRequest req) {
     }
     j.Key("observed_at").Time(run.snap.observed_at).Key("expires_at").Time(run.snap.expires_at);
     j.Key("nonce").Str(run.snap.nonce).EndObject();
-    return {200, j.Take() + "\n"};
+    return {200, "application/json", j.Take() + "\n"};
   }
 
   run.action.action_id = core::NewUlid(now);
@@ -491,12 +470,12 @@ ActionReply ActionService::Finish(Run& run, const core::Status& outcome) {
   j.Key("result").Raw(run.extra.Take());
   j.EndObject();
   std::string body = j.Take();
-  int status = outcome ? 200 : StatusFor(outcome.error().code);
+  int status = outcome ? 200 : HttpStatusFor(outcome.error().code);
   run.action.metadata_json = "{\"payload_hash\":\"" + run.req.payload_hash + "\",\"snapshot_id\":\"" +
                              run.snap.snapshot_id + "\",\"status\":" + std::to_string(status) +
                              ",\"response\":" + body + "}";
   (void)store_->UpdateAction(run.action);
-  return {status, body + "\n"};
+  return {status, "application/json", body + "\n"};
 }
 
 ActionReply ActionService::Get(const std::string& action_id) {
@@ -534,7 +513,7 @@ ActionReply ActionService::Get(const std::string& action_id) {
     }
   }
   j.EndArray().EndObject();
-  return {200, j.Take() + "\n"};
+  return {200, "application/json", j.Take() + "\n"};
 }
 
 }  // namespace agt::agg

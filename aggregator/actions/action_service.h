@@ -1,4 +1,4 @@
-// The action path (spec §13): send, respond, attach, view-output and kill
+// The action path (docs/spec.md §13): send, respond, attach, view-output and kill
 // on one agent pane, with the fail-closed guarantees. Every accepted request is
 // first recorded (an `actions` row and an `action_snapshot` of the pane's
 // runtime and state_version), then checked (snapshot freshness, guards,
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "aggregator/actions/send_policy.h"
+#include "aggregator/http/http_server.h"
 #include "aggregator/http/views.h"
 #include "aggregator/targets/target_executor.h"
 #include "aggregator/targets/target_registry.h"
@@ -60,10 +61,7 @@ struct ActionRequest {
 core::Result<ActionRequest> ParseActionRequest(std::string_view type, std::string_view body);
 
 /// What the service answers: an HTTP status and the JSON body.
-struct ActionReply {
-  int status = 200;
-  std::string body;
-};
+using ActionReply = HttpResponse;
 
 /// How the service reaches panes and tmux; the daemon's implementation
 /// reads DaemonCore, tests can fake it.

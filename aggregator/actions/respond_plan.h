@@ -1,4 +1,4 @@
-// How `respond` answers a menu (spec §11 "answerable in one command"):
+// How `respond` answers a menu (docs/spec.md §14, "answered in one command"):
 // which options the user meant, and the keys that select them. Pure
 // functions of the menu read from the pane's screen; the action service
 // (aggregator/actions/action_service.cc) sends the keys.

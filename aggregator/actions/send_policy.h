@@ -1,4 +1,4 @@
-// The send policy (spec §14): text about to be typed into an agent pane is
+// The send policy (docs/spec.md §14): text about to be typed into an agent pane is
 // checked against the [send_policy] block / warn / log patterns of the
 // config. A block match refuses the send (unless the caller explicitly
 // allows dangerous text); warn and log matches are sent and reported.

@@ -22,6 +22,7 @@
 #include "libagtcore/clock.h"
 #include "libagtcore/config.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/process.h"
 
 namespace agt::agg {
 namespace {
@@ -60,7 +61,7 @@ struct Daemon {
     collectors.collectors[spec.name] = std::move(*c);
     if (TargetStatus* t = core->targets().Find(spec.name)) {
       t->connected = collectors.collectors[spec.name] != nullptr;
-      t->health = "ok";
+      t->health = core::TargetHealth::kOk;
       t->error.clear();
     }
     return core::Ok();
@@ -77,7 +78,7 @@ struct Daemon {
           if (!res) return res.error();
           return core::Ok();
         },
-        ProcessAlive, o);
+        core::ProcessAlive, o);
     if (r.files > 0) log->info("spool: drained {} events from {} files", r.events, r.files);
     if (r.bad_files_expired > 0) log->info("spool: {} expired .bad files deleted", r.bad_files_expired);
     for (const auto& e : r.errors) log->warn("spool: {}", e);
@@ -214,7 +215,7 @@ int RunDaemon(const DaemonOptions& opt) {
     if (auto st = d.Connect(t.spec); !st) {
       d.log->warn("target {}: {}", t.spec.name, st.error().ToString());
       if (TargetStatus* ts = d.core->targets().Find(t.spec.name)) {
-        ts->health = "down";
+        ts->health = core::TargetHealth::kDown;
         ts->error = st.error().message;
       }
     }

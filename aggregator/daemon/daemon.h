@@ -30,7 +30,7 @@ struct DaemonOptions {
   size_t max_body_bytes = 8 * 1024 * 1024;
   bool fast_durability = false;      // survive kill -9 but not power loss (tests, benchmarks)
   int64_t spool_interval_ms = 3000;
-  /// How often retention runs (spec §6: payloads 7 days, metadata 14 days,
+  /// How often retention runs (docs/spec.md §6: payloads 7 days, metadata 14 days,
   /// from config.toml [daemon] retention_payloads / retention_events). The
   /// environment variable AGTMUX_RETENTION_INTERVAL_MS overrides it (tests).
   int64_t retention_interval_ms = 3600 * 1000;

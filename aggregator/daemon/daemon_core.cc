@@ -12,6 +12,7 @@
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/uv/handles.h"
 
 namespace agt::agg {
 
@@ -35,18 +36,20 @@ DaemonCore::DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions op
       drops_(options_.backend.state_dir.empty() ? "" : options_.backend.state_dir + "/dropped.json") {}
 
 DaemonCore::~DaemonCore() {
-  if (queue_timer_) {
-    uv_close(reinterpret_cast<uv_handle_t*>(queue_timer_),
-             [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-  }
+  uv::CloseAndDelete(queue_timer_);
 }
 
 core::Result<std::unique_ptr<DaemonCore>> DaemonCore::Create(uv_loop_t* loop, const core::Clock& clock,
                                                              CoreOptions options) {
-  std::unique_ptr<DaemonCore> c(new DaemonCore(loop, clock, options));
-  auto backend = CreateBackend(c->options_.backend);
+  auto backend = CreateBackend(options.backend);
   if (!backend) return backend.error();
-  c->backend_ = std::move(*backend);
+  return Create(loop, clock, std::move(options), std::move(*backend));
+}
+
+core::Result<std::unique_ptr<DaemonCore>> DaemonCore::Create(uv_loop_t* loop, const core::Clock& clock,
+                                                             CoreOptions options, Backend backend) {
+  std::unique_ptr<DaemonCore> c(new DaemonCore(loop, clock, std::move(options)));
+  c->backend_ = std::move(backend);
   auto last = c->backend_.persistence->Restore(*c->backend_.core);
   if (!last) return last.error();
   c->last_ingested_ = *last;
@@ -91,13 +94,6 @@ void DaemonCore::AssignTarget(core::Event* e) const {
   }
 }
 
-// Secrets never reach the store, the engine or the API (NFR-9): payloads
-// and evidence are redacted at ingest, and cut to a size (raw_payload 64
-// KiB, the other texts 4 KiB) so that no event makes redaction or storage
-// expensive. Without redaction rules the raw payload is dropped rather than
-// kept unredacted.
-void DaemonCore::Redact(core::Event* e) const { core::RedactEvent(redactor_.get(), e); }
-
 core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Event> events) {
   // The engine fills the Effects left in batch_ by the previous call (their
   // rows and strings are reused); a nested call, if one ever happens, gets a
@@ -119,7 +115,10 @@ core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Eve
     a.event = std::move(events[i]);
     core::Event& e = a.event;
     AssignTarget(&e);
-    Redact(&e);
+    // Secrets never reach the engine, the store, the spool or the API
+    // (docs/store.md, Redaction): this is the daemon's one redaction, and
+    // the store trusts it. Without rules, payloads and evidence are dropped.
+    core::RedactEvent(redactor_.get(), &e);
     // Strictly increasing ingested_at: the engine orders ties by it.
     e.ingested_at = std::max(now, last_ingested_ + 1);
     last_ingested_ = e.ingested_at;
@@ -145,8 +144,7 @@ void DaemonCore::AfterChange(const std::vector<Applied>& applied) {
     const state::Effects& fx = a.effects;
     for (const auto& [target, health] : fx.target_health) {
       if (TargetStatus* t = targets_.Find(target)) {
-        t->health = health == state::TargetHealth::kOk ? "ok"
-                    : health == state::TargetHealth::kDegraded ? "degraded" : "down";
+        t->health = health;
         // The collector's reason (refused, timed out, host key mismatch,
         // revoked, auth failed) is what /v1/targets and `agtmux target
         // list` show.
@@ -193,21 +191,23 @@ void DaemonCore::FlushQueued() {
   (void)Ingest(std::move(batch));
 }
 
-bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
+PaneOwner FresherOwner(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
                        core::TimeNs now, core::TimeNs fresh_owner) {
-  if (rt.owner == core::Source::kWrapper) return true;
+  if (rt.owner == core::Source::kWrapper) return PaneOwner::kWrapper;
   for (const state::Candidate& c : candidates) {
     if (c.source != core::Source::kHook || c.stale || now - c.seen_at > fresh_owner) continue;
-    return c.signal.state == core::State::kRunning || c.signal.state == core::State::kCompleted;
+    const bool lifecycle = c.signal.state == core::State::kRunning || c.signal.state == core::State::kCompleted;
+    return lifecycle ? PaneOwner::kHooks : PaneOwner::kNone;
   }
-  return false;
+  return PaneOwner::kNone;
 }
 
-bool DaemonCore::OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const {
+PaneOwner DaemonCore::OwnerOf(const std::string& target_id, const std::string& pane_id) const {
   const state::Runtime* rt = backend_.core->ActiveRuntime(target_id, pane_id);
-  if (!rt) return false;
-  return FresherSourceOwns(*rt, backend_.core->Candidates(rt->runtime_id), clock_.Now(),
-                           options_.fresh_owner);
+  if (!rt) return PaneOwner::kNone;
+  if (auto t = topologies_.find(target_id); t != topologies_.end() && OfAnotherServer(*rt, t->second))
+    return PaneOwner::kNone;  // the old server's runtime owns nothing in the new one
+  return FresherOwner(*rt, backend_.core->Candidates(rt->runtime_id), clock_.Now(), options_.fresh_owner);
 }
 
 std::optional<core::Signal> DaemonCore::HookOpinion(const std::string& target_id,

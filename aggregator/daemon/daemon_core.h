@@ -54,22 +54,31 @@ struct CoreOptions {
   std::string screens_dir;    // <state_dir>/screens: kept screens ("" = keep none)
 };
 
-/// Whether a source fresher than a capture reads this runtime's pane, so
-/// that the CAP poller may stay silent (docs/observe.md): the wrapper
-/// always (it reads the screen itself); the agent's hooks (source hook)
-/// while their fresh opinion is running or completed, since they report
-/// what comes next (a permission, the turn's end). Never while the hooks
-/// report a wait (only the screen sees the dialog go, and has its options),
-/// an error, idle (a start-up dialog or question is only on screen) or
-/// unknown; never Codex's notify, which reports a turn's end and not the
-/// next turn's start. `candidates` are the runtime's (Engine::Candidates).
-bool FresherSourceOwns(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
+/// Who reads this runtime's pane fresher than a capture, and so what the
+/// CAP poller reports for it (docs/observe.md, "Who owns a pane"): the
+/// wrapper always (it reads the screen itself: the poller is silent); the
+/// agent's hooks (source hook) while their fresh opinion is running or
+/// completed, since they report the lifecycle (the next tool, the turn's
+/// end): the poller then reports only dialogs, which some the hooks never
+/// report (Claude Code's auto-mode notice and No/Yes dialog), and what ends
+/// them. Nobody while the hooks report a wait (only the screen sees the
+/// dialog go, and has its options), an error, idle (a start-up dialog or
+/// question is only on screen) or unknown; nor Codex's notify, which
+/// reports a turn's end and not the next turn's start. `candidates` are the
+/// runtime's (Engine::Candidates).
+PaneOwner FresherOwner(const state::Runtime& rt, const std::vector<state::Candidate>& candidates,
                        core::TimeNs now, core::TimeNs fresh_owner);
 
 class DaemonCore final : public CollectorSink {
  public:
+  /// The daemon's core over the engine and the SQLite store in
+  /// options.backend.state_dir.
   static core::Result<std::unique_ptr<DaemonCore>> Create(uv_loop_t* loop, const core::Clock& clock,
                                                           CoreOptions options);
+  /// The same over a given engine and persistence (tests pass fakes:
+  /// tests/agg/daemon/fake_backend.h); options.backend is not used.
+  static core::Result<std::unique_ptr<DaemonCore>> Create(uv_loop_t* loop, const core::Clock& clock,
+                                                          CoreOptions options, Backend backend);
   ~DaemonCore() override;
 
   /// The ingest path: stamp, apply, commit, notify. E_STORE when the batch
@@ -79,7 +88,7 @@ class DaemonCore final : public CollectorSink {
   // CollectorSink (called on the loop thread by collectors).
   void OnTopology(const Topology& topology) override;
   void OnEvent(core::Event event) override;
-  bool OwnedByFresherSource(const std::string& target_id, const std::string& pane_id) const override;
+  PaneOwner OwnerOf(const std::string& target_id, const std::string& pane_id) const override;
   std::optional<core::Signal> HookOpinion(const std::string& target_id,
                                           const std::string& pane_id) const override;
   void KeepScreen(detect::KeptScreen screen) override;
@@ -107,7 +116,6 @@ class DaemonCore final : public CollectorSink {
 
  private:
   void AssignTarget(core::Event* e) const;
-  void Redact(core::Event* e) const;
   DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options);
   void AfterChange(const std::vector<Applied>& applied);
 

@@ -1,4 +1,4 @@
-// Single instance per user (spec §12): an flock()ed lock file next to the
+// Single instance per user (docs/spec.md §12): an flock()ed lock file next to the
 // socket. Holding the lock is what makes a socket "live"; a socket file
 // whose lock nobody holds is stale (a crashed daemon) and is unlinked.
 #pragma once

@@ -1,10 +1,13 @@
 // agtmuxd: the aggregator daemon. Parses its few flags, resolves paths and
 // wires the real implementations; everything else is in aggregator/.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "aggregator/daemon/daemon.h"
 #include "aggregator/daemon/real_collectors.h"
+#include "aggregator/targets/tmux_socket.h"
 #include "libagtcore/paths.h"
 #include "libagtcore/timefmt.h"
 
@@ -37,7 +40,7 @@ int main(int argc, char** argv) {
   }
   agt::agg::DaemonOptions opt;
   opt.paths = *paths;
-  opt.host_socket = agt::agg::DefaultTmuxSocket(env);
+  opt.host_socket = agt::agg::ResolveHostSocket(env, getuid());
   opt.header_timeout_ms = *timeout / agt::core::kNsPerMs;
   opt.max_body_bytes = max_body;
   opt.fast_durability = fast;

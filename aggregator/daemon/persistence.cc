@@ -64,9 +64,9 @@ core::Result<Backend> CreateBackend(const BackendOptions& options) {
   so.path = options.state_dir + "/agtmux.db";
   so.durability = options.fast_durability ? state::Durability::kNormal : state::Durability::kFull;
   so.skew_budget = options.engine.skew_budget;
-  if (auto r = core::Redactor::LoadBuiltin(); r.ok()) {
-    so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
-  }  // else the store's FallbackRedact: payloads are never stored unredacted
+  // DaemonCore::Ingest redacted every event before the engine saw it
+  // (docs/store.md, Redaction); this store holds no action metadata.
+  so.events_redacted = true;
   auto store = state::Store::Open(std::move(so));
   if (!store.ok()) return store.error();
   Backend b;

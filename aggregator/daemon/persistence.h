@@ -32,7 +32,7 @@ class Persistence {
   virtual core::Result<core::TimeNs> Restore(StateCore& core) = 0;
   /// Flushes everything (WAL checkpoint) at shutdown.
   virtual core::Status Flush() = 0;
-  /// Clears old payloads and deletes old events (spec §6 retention); the
+  /// Clears old payloads and deletes old events (docs/spec.md §6 retention); the
   /// daemon calls it from a timer with a bounded max_batches.
   virtual core::Result<state::RetentionReport> RunRetention(core::TimeNs now,
                                                             const state::RetentionOptions& options) = 0;

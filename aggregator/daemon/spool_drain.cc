@@ -7,7 +7,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,11 +73,6 @@ void ExpireBadFiles(const std::string& dir, const DrainOptions& o, DrainReport* 
 }
 
 }  // namespace
-
-bool ProcessAlive(int64_t pid) {
-  if (pid <= 0) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
 
 DrainReport DrainSpool(const std::string& spool_dir, const DrainIngest& ingest, const PidAlive& alive,
                        const DrainOptions& options) {

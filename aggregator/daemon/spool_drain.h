@@ -39,10 +39,9 @@ struct DrainOptions {
 
 /// `ingest` must return only once the events are durable.
 using DrainIngest = std::function<core::Status(std::vector<core::Event>)>;
-/// True when the producer pid still runs (tests inject their own).
+/// True when the producer pid still runs: core::ProcessAlive (tests inject
+/// their own).
 using PidAlive = std::function<bool(int64_t pid)>;
-
-bool ProcessAlive(int64_t pid);
 
 DrainReport DrainSpool(const std::string& spool_dir, const DrainIngest& ingest, const PidAlive& alive,
                        const DrainOptions& options);

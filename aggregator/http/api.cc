@@ -1,5 +1,5 @@
 // API v1 handlers (see api.h and docs/api.md). Each read handler parses the
-// spec §7.5 filters from the query, renders the view from the daemon core
+// view filters of docs/spec.md §11 from the query, renders the view from the daemon core
 // and wraps it in the common envelope: schema_version, generated_at,
 // filters, summary, the partial-result fields, items.
 #include "aggregator/http/api.h"
@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 #include <unistd.h>
 
+#include "aggregator/http/api_error.h"
 #include "libagtcore/event_codec.h"
 #include "libagtcore/json.h"
 #include "libagtcore/ref.h"
@@ -22,17 +23,6 @@ HttpResponse Json(int status, std::string body) {
 
 HttpResponse Error(int status, core::Err code, std::string message) {
   return ErrorResponse(status, core::MakeError(code, std::move(message)));
-}
-
-int StatusFor(core::Err code) {
-  switch (code) {
-    case core::Err::kNotFound:
-    case core::Err::kRefNotFound: return 404;
-    case core::Err::kStore:
-    case core::Err::kIo:
-    case core::Err::kInternal: return 500;
-    default: return 400;
-  }
 }
 
 class Api {
@@ -148,7 +138,7 @@ class Api {
     j.Key("name").Str(t.spec.name).Key("kind").Str(t.spec.kind);
     j.Key("tmux_socket").Str(t.spec.tmux_socket).Key("ssh_target").Str(t.spec.ssh_target);
     j.Key("default").Bool(t.spec.name == "host");
-    j.Key("health").Str(t.health).Key("error");
+    j.Key("health").Str(core::TargetHealthName(t.health)).Key("error");
     t.error.empty() ? j.Null() : j.Str(t.error);
     j.Key("connected").Bool(t.connected);
     j.Key("server_running").Bool(it != topo.end() && it->second.server_running);
@@ -198,7 +188,7 @@ class Api {
     if (ctx_.connect_target) {
       if (auto st = ctx_.connect_target(spec); !st) {
         if (TargetStatus* t = ctx_.core->targets().Find(spec.name)) {
-          t->health = "down";
+          t->health = core::TargetHealth::kDown;
           t->error = st.error().message;
         }
       }
@@ -211,7 +201,7 @@ class Api {
     if (!t) return Error(404, core::Err::kNotFound, "no target named '" + name + "'");
     if (ctx_.connect_target) {
       if (auto st = ctx_.connect_target(t->spec); !st) {
-        t->health = "down";
+        t->health = core::TargetHealth::kDown;
         t->error = st.error().message;
         return ErrorResponse(502, core::MakeError(core::Err::kTargetUnreachable, st.error().message));
       }
@@ -220,7 +210,7 @@ class Api {
   }
 
   HttpResponse RemoveTarget(const std::string& name) {
-    if (auto st = ctx_.core->targets().Remove(name); !st) return ErrorResponse(StatusFor(st.error().code), st.error());
+    if (auto st = ctx_.core->targets().Remove(name); !st) return ErrorResponse(st.error());
     if (ctx_.disconnect_target) ctx_.disconnect_target(name);
     ctx_.core->RemoveTarget(name);
     JsonOut j;
@@ -230,28 +220,14 @@ class Api {
   }
 
   HttpResponse PostEvents(const HttpRequest& req) {
-    rapidjson::Document d;
-    if (auto parsed = core::ParseJson(req.body, &d); !parsed)
-      return Error(400, core::Err::kPayloadInvalid, "body: " + parsed.error().message);
-    std::vector<core::Event> events;
-    if (d.IsArray() || (d.IsObject() && d.HasMember("events"))) {
-      auto batch = core::DecodeEventBatch(req.body);
-      if (!batch) return ErrorResponse(400, batch.error());
-      events = std::move(*batch);
-    } else {
-      auto one = core::DecodeEvent(req.body);
-      if (!one) return ErrorResponse(400, one.error());
-      events.push_back(std::move(*one));
-    }
-    auto results = ctx_.core->Ingest(std::move(events));
+    int64_t dropped = 0;
+    auto events = core::DecodeEvents(req.body, &dropped);
+    if (!events) return ErrorResponse(400, events.error());
+    auto results = ctx_.core->Ingest(std::move(*events));
     if (!results) return ErrorResponse(500, results.error());
     // A producer reports, with a delivered batch, the events it had to drop
     // while it could neither deliver nor spool them (docs/api.md).
-    if (d.IsObject()) {
-      auto dropped = d.FindMember("dropped");
-      if (dropped != d.MemberEnd() && dropped->value.IsInt64() && dropped->value.GetInt64() > 0)
-        ctx_.core->drops().Add(DropReason::kProducer, dropped->value.GetInt64());
-    }
+    if (dropped > 0) ctx_.core->drops().Add(DropReason::kProducer, dropped);
     JsonOut j;
     j.BeginObject().Key("schema_version").Int(1).Key("results").BeginArray();
     for (const IngestResult& r : *results) {

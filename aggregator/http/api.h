@@ -1,6 +1,6 @@
-// API v1 routing (spec §12): maps method + path to the handler that reads
+// API v1 routing (docs/spec.md §12): maps method + path to the handler that reads
 // the daemon core or writes through its ingest path. Unknown paths are 404,
-// known paths with the wrong method 405, both in the spec's error shape.
+// known paths with the wrong method 405, both in the API's error shape (docs/api.md).
 // docs/api.md is the reference for every endpoint.
 #pragma once
 

@@ -2,7 +2,7 @@
 // builds requests from the bytes of a connection (http-parser underneath).
 // The parser enforces the daemon's limits (header bytes, body bytes) and
 // reports every failure as an HTTP status plus a message, so the server can
-// answer with the spec's error shape and keep serving.
+// answer with the API's error shape (docs/api.md) and keep serving.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +31,7 @@ struct RequestLimits {
   size_t max_body_bytes = 8 * 1024 * 1024;
 };
 
-/// A parse failure: the HTTP status to answer with and the spec error.
+/// A parse failure: the HTTP status to answer with and the API error.
 struct HttpError {
   int status = 400;
   core::Error error;

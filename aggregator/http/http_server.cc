@@ -5,8 +5,6 @@
 // leaves a dangling pointer behind.
 #include "aggregator/http/http_server.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,29 +12,10 @@
 #include <set>
 #include <utility>
 
+#include "aggregator/http/api_error.h"
+#include "libagtcore/uv/handles.h"
+
 namespace agt::agg {
-
-std::string ErrorBody(const core::Error& error) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  w.StartObject();
-  w.Key("schema_version");
-  w.Int(1);
-  w.Key("error");
-  w.StartObject();
-  w.Key("code");
-  std::string_view code = core::ErrName(error.code);
-  w.String(code.data(), static_cast<rapidjson::SizeType>(code.size()));
-  w.Key("message");
-  w.String(error.message);
-  w.EndObject();
-  w.EndObject();
-  return std::string(sb.GetString(), sb.GetSize()) + "\n";
-}
-
-HttpResponse ErrorResponse(int status, const core::Error& error) {
-  return HttpResponse{status, "application/json", ErrorBody(error)};
-}
 
 namespace {
 
@@ -57,11 +36,6 @@ const char* StatusText(int status) {
     default: return "Unknown";
   }
 }
-
-struct WriteReq {
-  uv_write_t req;
-  std::string data;
-};
 
 }  // namespace
 
@@ -90,24 +64,13 @@ struct Conn {
   bool closing = false;
   bool close_after_write = false;
   bool streaming = false;
-  int open_handles = 0;
   std::shared_ptr<ConnStream> stream;
 
   uv_stream_t* s() { return reinterpret_cast<uv_stream_t*>(&pipe); }
 
   void Write(std::string data) {
     if (closing || close_after_write) return;  // nothing may follow a shutdown
-    auto* w = new WriteReq;
-    w->data = std::move(data);
-    w->req.data = this;
-    uv_buf_t buf = uv_buf_init(w->data.data(), static_cast<unsigned>(w->data.size()));
-    int rc = uv_write(&w->req, s(), &buf, 1, [](uv_write_t* req, int) {
-      delete reinterpret_cast<WriteReq*>(req);
-    });
-    if (rc != 0) {
-      delete w;
-      Close();
-    }
+    if (uv::WriteOwned(s(), std::move(data)) != 0) Close();
   }
 
   void SendResponse(const HttpResponse& r, bool keep_alive) {
@@ -192,16 +155,13 @@ void Conn::Close() {
     auto st = std::move(stream);
     st->Detach();
   }
-  auto on_closed = [](uv_handle_t* h) {
-    Conn* c = static_cast<Conn*>(h->data);
-    if (--c->open_handles == 0) {
-      HttpServer::Impl* srv = c->server;
-      delete c;
-      srv->MaybeFinishShutdown();
-    }
-  };
-  uv_close(reinterpret_cast<uv_handle_t*>(&timer), on_closed);
-  uv_close(reinterpret_cast<uv_handle_t*>(&pipe), on_closed);
+  // A shutdown request still pending is called back (cancelled) before the
+  // close callbacks, while the connection still exists.
+  uv::CloseAll({uv::AsHandle(&timer), uv::AsHandle(&pipe)}, [this] {
+    HttpServer::Impl* srv = server;
+    delete this;
+    srv->MaybeFinishShutdown();
+  });
 }
 
 void Conn::ArmTimer() {
@@ -292,7 +252,7 @@ core::Status HttpServer::Listen(const std::string& socket_path) {
   int rc = uv_pipe_bind(&m.listener, socket_path.c_str());
   umask(old);
   if (rc != 0) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&m.listener), nullptr);
+    uv::CloseAll({uv::AsHandle(&m.listener)}, nullptr);
     return core::MakeError(core::Err::kIo, "cannot bind " + socket_path + ": " + uv_strerror(rc));
   }
   chmod(socket_path.c_str(), 0600);
@@ -305,9 +265,7 @@ core::Status HttpServer::Listen(const std::string& socket_path) {
     uv_timer_init(m->loop, &c->timer);
     c->pipe.data = c;
     c->timer.data = c;
-    c->open_handles = 2;
     if (uv_accept(l, c->s()) != 0) {
-      c->closing = true;
       c->Close();
       return;
     }
@@ -363,10 +321,9 @@ void HttpServer::Shutdown(std::function<void()> done) {
   m.shutting_down = true;
   m.on_shutdown_done = std::move(done);
   if (m.listening) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&m.listener), [](uv_handle_t* h) {
-      Impl* m = static_cast<Impl*>(h->data);
-      m->listening = false;
-      m->MaybeFinishShutdown();
+    uv::CloseAll({uv::AsHandle(&m.listener)}, [&m] {
+      m.listening = false;
+      m.MaybeFinishShutdown();
     });
   } else {
     m.MaybeFinishShutdown();
@@ -387,11 +344,7 @@ void HttpServer::CloseAll() {
   Impl& m = *impl_;
   m.shutting_down = true;
   m.on_shutdown_done = nullptr;
-  if (m.listening && !uv_is_closing(reinterpret_cast<uv_handle_t*>(&m.listener))) {
-    uv_close(reinterpret_cast<uv_handle_t*>(&m.listener), [](uv_handle_t* h) {
-      static_cast<Impl*>(h->data)->listening = false;
-    });
-  }
+  if (m.listening) uv::CloseAll({uv::AsHandle(&m.listener)}, [&m] { m.listening = false; });
   std::set<Conn*> copy = m.conns;
   for (Conn* c : copy) c->Close();
 }

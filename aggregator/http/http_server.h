@@ -1,9 +1,9 @@
 // The daemon's HTTP/1.1 server on a libuv Unix-socket listener. It owns the
-// connections (keep-alive, pipelined requests answered in order), applies
-// the limits (header bytes, body bytes, header time), checks the peer's uid
-// with SO_PEERCRED, and turns every malformed request into a JSON error in
-// the spec's shape. Handlers run on the loop thread and answer at once, or
-// open a chunked stream (watch) that outlives the call.
+// connections (keep-alive, pipelined requests answered in order), applies the
+// limits (header bytes, body bytes, header time), checks the peer's uid with
+// SO_PEERCRED, and turns every malformed request into a JSON error in the API's
+// error shape (docs/api.md, Errors). Handlers run on the loop thread and answer
+// at once, or open a chunked stream (watch) that outlives the call.
 #pragma once
 
 #include <sys/types.h>
@@ -60,11 +60,6 @@ struct ServerOptions {
   uid_t allowed_uid = 0;              // set by the caller (getuid())
   size_t max_stream_backlog = 8 * 1024 * 1024;  // bytes queued on a stream before it is dropped
 };
-
-/// The spec's error body: {"schema_version":1,"error":{"code","message"}}.
-std::string ErrorBody(const core::Error& error);
-/// An HttpResponse carrying ErrorBody.
-HttpResponse ErrorResponse(int status, const core::Error& error);
 
 class HttpServer {
  public:

@@ -1,8 +1,8 @@
-// Builds the API's read model (see views.h): joins topology and engine
-// state into pane rows, filters them with the spec §7.5 filters, rolls them
-// up into windows and sessions, and renders items with their identity.
-// Rendering is deterministic (sorted rows, fixed key order), so the watch
-// hub can diff two renderings item by item.
+// Builds the API's read model (see views.h): joins topology and engine state
+// into pane rows, filters them with the view filters of docs/spec.md §11, rolls
+// them up into windows and sessions, and renders items with their identity.
+// Rendering is deterministic (sorted rows, fixed key order), so the watch hub
+// can diff two renderings item by item.
 #include "aggregator/http/views.h"
 
 #include <algorithm>
@@ -147,6 +147,11 @@ std::string IdentityFromKey(Scope scope, std::string_view key) {
   return j.Take();
 }
 
+bool OfAnotherServer(const state::Runtime& rt, const Topology& topology) {
+  return topology.server_running && !topology.boot_id.empty() && !rt.boot_id.empty() &&
+         rt.boot_id != topology.boot_id;
+}
+
 void WriteVerification(JsonOut& j, const std::string& agent_type, const std::string& agent_version) {
   const detect::Verification v =
       detect::VerifyVersion(detect::DefaultLibrary().get(), agent_type, agent_version);
@@ -165,6 +170,8 @@ std::vector<PaneRow> CollectPanes(const ViewSources& src) {
   auto fill_state = [&](PaneRow& r) {
     const state::Runtime* rt = src.core->ActiveRuntime(r.target, r.pane_id);
     if (!rt) return;
+    if (auto t = src.topologies->find(r.target); t != src.topologies->end() && OfAnotherServer(*rt, t->second))
+      return;  // the old server's pane of the same id
     r.agent = true;
     r.runtime_id = rt->runtime_id;
     r.agent_type = rt->agent_type;
@@ -502,18 +509,18 @@ void WritePartial(JsonOut& j, const TargetRegistry& targets, const ViewFilter& f
   for (const auto& t : targets.all())
     if (TargetMatches(t.spec.name, f)) requested.push_back(&t);
   bool partial = false;
-  for (const auto* t : requested) partial |= t->health == "down";
+  for (const auto* t : requested) partial |= t->health == core::TargetHealth::kDown;
   j.Key("partial").Bool(partial);
   j.Key("requested_targets").BeginArray();
   for (const auto* t : requested) j.Str(t->spec.name);
   j.EndArray();
   j.Key("responded_targets").BeginArray();
   for (const auto* t : requested)
-    if (t->health != "down") j.Str(t->spec.name);
+    if (t->health != core::TargetHealth::kDown) j.Str(t->spec.name);
   j.EndArray();
   j.Key("target_errors").BeginArray();
   for (const auto* t : requested) {
-    if (t->health != "down") continue;
+    if (t->health != core::TargetHealth::kDown) continue;
     j.BeginObject().Key("target").Str(t->spec.name).Key("code").Str("E_TARGET_UNREACHABLE");
     j.Key("message").Str(t->error.empty() ? "target is down" : t->error).EndObject();
   }

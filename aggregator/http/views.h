@@ -1,8 +1,8 @@
 // The read model of the API: what /v1/panes, /v1/windows, /v1/sessions and
 // /v1/watch show. A pane row joins the collectors' topology (session, window,
 // title, cwd, command) with the engine's resolved state and runtime; windows
-// and sessions roll those rows up. Filters are the spec §7.5 ones, parsed
-// from query parameters; every item carries its scope's `identity`.
+// and sessions roll those rows up. Filters are the view filters of docs/spec.md
+// §11, parsed from query parameters; every item carries its scope's `identity`.
 #pragma once
 
 #include <map>
@@ -61,6 +61,11 @@ struct ViewSources {
   const StateCore* core;
   const TargetRegistry* targets;
 };
+
+/// True when `rt` ran in an earlier instance of its target's tmux server:
+/// the topology's boot id is known and differs (spec: pane identity includes
+/// the server's boot id, so a new server's %0 is not the old %0).
+bool OfAnotherServer(const state::Runtime& rt, const Topology& topology);
 
 /// "agent_version", "verified", "verified_on" of a pane item and of
 /// /v1/explain (docs/api.md): whether the agent's version is one its

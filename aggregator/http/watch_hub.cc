@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "aggregator/http/api_error.h"
 #include "libagtcore/timefmt.h"
+#include "libagtcore/uv/handles.h"
 
 namespace agt::agg {
 
@@ -55,11 +57,6 @@ uv_timer_t* NewTimer(uv_loop_t* loop, void* data) {
   return t;
 }
 
-void CloseTimer(uv_timer_t* t) {
-  if (!t) return;
-  uv_close(reinterpret_cast<uv_handle_t*>(t), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-}
-
 std::map<std::string, std::pair<std::string, std::string>> ToMap(std::vector<Item> items) {
   std::map<std::string, std::pair<std::string, std::string>> m;
   for (auto& it : items) m[std::move(it.key)] = {std::move(it.identity), std::move(it.json)};
@@ -95,8 +92,8 @@ WatchHub::WatchHub(uv_loop_t* loop, std::string stream_id, RowSource rows,
 WatchHub::~WatchHub() {
   for (auto& s : subs_)
     if (s->stream) s->stream->OnClose(nullptr);
-  CloseTimer(coalesce_);
-  CloseTimer(ticker_);
+  uv::CloseAndDelete(coalesce_);
+  uv::CloseAndDelete(ticker_);
 }
 
 size_t WatchHub::subscriber_count() const {

@@ -1,4 +1,4 @@
-// Watch streams (spec §12, seed 002 §7.5.1): JSON lines on a chunked
+// Watch streams (docs/spec.md §12, Watch): JSON lines on a chunked
 // response. A subscriber gets a `snapshot`, then `delta` lines (upsert /
 // delete with identity) as the view changes, and heartbeats (a delta with
 // no changes and "heartbeat":true) every interval. Sequences are global to

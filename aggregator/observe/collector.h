@@ -53,6 +53,15 @@ struct Topology {
   bool operator==(const Topology&) const = default;
 };
 
+/// Who reads an unwrapped pane besides the CAP poller, and so what the
+/// poller reports for it (docs/observe.md, "Who owns a pane").
+enum class PaneOwner : uint8_t {
+  kNone,     // nobody fresher: the poller reports every verdict change
+  kHooks,    // the agent's hooks report the lifecycle: the poller reports
+             // only dialogs (waits) and, after one, what ends it
+  kWrapper,  // the wrapper reads the screen itself: no capture, no report
+};
+
 /// Implemented by the daemon core; called on the loop thread only.
 class CollectorSink {
  public:
@@ -63,10 +72,9 @@ class CollectorSink {
   /// state_changed from the poller, stale_detected, target_health_changed,
   /// demotion_due). The daemon stamps ingested_at.
   virtual void OnEvent(core::Event event) = 0;
-  /// True when a wrapper or hook source is fresh for this pane: the poller
-  /// then stays silent for it (it may still cross-check and log).
-  virtual bool OwnedByFresherSource(const std::string& target_id,
-                                    const std::string& pane_id) const = 0;
+  /// Whether a wrapper or the hooks read this pane fresher than a capture,
+  /// and so what the poller reports for it.
+  virtual PaneOwner OwnerOf(const std::string& target_id, const std::string& pane_id) const = 0;
   /// The hooks' (hook or notify) fresh opinion of the pane, while the
   /// engine still believes it (not superseded by a screen reading), for the
   /// poller's contradiction check; nullopt when there is none.

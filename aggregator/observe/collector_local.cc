@@ -14,21 +14,6 @@
 namespace agt::agg {
 namespace {
 
-uv_timer_t* NewTimer(uv_loop_t* loop, void* data) {
-  auto* t = new uv_timer_t;
-  uv_timer_init(loop, t);
-  t->data = data;
-  return t;
-}
-
-void FreeTimer(uv_timer_t* t) {
-  uv_timer_stop(t);
-  uv_close(reinterpret_cast<uv_handle_t*>(t),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
-}
-
-uint64_t Ms(TimeNs ns) { return ns <= 0 ? 0 : uint64_t((ns + core::kNsPerMs - 1) / core::kNsPerMs); }
-
 bool IsStructural(const std::string& name) {
   static const char* const kNames[] = {
       "window-add", "window-close", "unlinked-window-add", "unlinked-window-close",
@@ -53,19 +38,21 @@ LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
       instance_(core::NewUlid(clock.Now())),
       poller_(options_.target_id, instance_, options_.poller, std::move(analyzers), sink),
       runtimes_(options_.target_id, instance_),
+      scan_timer_(loop),
+      poll_timer_(loop),
+      debounce_timer_(loop),
+      grace_timer_(loop),
       scanner_(options_.target_id, options_.socket_path) {
   ControlClientOptions co;
   co.tmux_bin = options_.tmux_bin;
   co.socket_path = options_.socket_path;
+  co.probe_interval = options_.probe_interval;
+  co.reconnect_min = options_.reconnect_min;
   TmuxControlClient::Callbacks cb;
   cb.on_connected = [this] { OnConnected(); };
   cb.on_notification = [this](const ControlNotification& n) { OnNotification(n); };
   cb.on_disconnected = [this] { OnDisconnected(); };
   control_ = std::make_unique<TmuxControlClient>(loop_, co, cb);
-  scan_timer_ = NewTimer(loop_, this);
-  poll_timer_ = NewTimer(loop_, this);
-  debounce_timer_ = NewTimer(loop_, this);
-  grace_timer_ = NewTimer(loop_, this);
   topology_.target_id = options_.target_id;
   topology_.socket_path = options_.socket_path;
   // A local server's agents are this machine's processes: their version
@@ -79,38 +66,29 @@ LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
 LocalCollector::~LocalCollector() {
   Stop();
   control_.reset();
-  FreeTimer(scan_timer_);
-  FreeTimer(poll_timer_);
-  FreeTimer(debounce_timer_);
-  FreeTimer(grace_timer_);
 }
 
 void LocalCollector::Start() {
   control_->Start();
-  uv_timer_start(
-      scan_timer_, [](uv_timer_t* t) { static_cast<LocalCollector*>(t->data)->Refresh(); },
-      Ms(options_.scan_interval), Ms(options_.scan_interval));
+  scan_timer_.Every(options_.scan_interval, [this] { Refresh(); });
   // Until the client connects, the server counts as not running.
-  uv_timer_start(
-      grace_timer_,
-      [](uv_timer_t* t) {
-        auto* self = static_cast<LocalCollector*>(t->data);
-        if (!self->control_->connected()) {
-          Topology down;
-          down.target_id = self->options_.target_id;
-          down.socket_path = self->options_.socket_path;
-          self->Publish(std::move(down));
-        }
-      },
-      Ms(options_.down_grace), 0);
+  grace_timer_.Once(options_.down_grace, [this] { PublishDownUnlessConnected(); });
 }
 
 void LocalCollector::Stop() {
   control_->Stop();
-  uv_timer_stop(scan_timer_);
-  uv_timer_stop(poll_timer_);
-  uv_timer_stop(debounce_timer_);
-  uv_timer_stop(grace_timer_);
+  scan_timer_.Stop();
+  poll_timer_.Stop();
+  debounce_timer_.Stop();
+  grace_timer_.Stop();
+}
+
+void LocalCollector::PublishDownUnlessConnected() {
+  if (control_->connected()) return;
+  Topology down;
+  down.target_id = options_.target_id;
+  down.socket_path = options_.socket_path;
+  Publish(std::move(down));
 }
 
 core::Status LocalCollector::Probe() const {
@@ -120,24 +98,17 @@ core::Status LocalCollector::Probe() const {
 }
 
 void LocalCollector::OnConnected() {
-  uv_timer_stop(grace_timer_);
+  grace_timer_.Stop();
   Refresh();
 }
 
 void LocalCollector::OnDisconnected() {
   refresh_in_flight_ = false;
   refresh_again_ = false;
-  uv_timer_start(
-      grace_timer_,
-      [](uv_timer_t* t) {
-        auto* self = static_cast<LocalCollector*>(t->data);
-        if (self->control_->connected()) return;
-        Topology down;
-        down.target_id = self->options_.target_id;
-        down.socket_path = self->options_.socket_path;
-        self->Publish(std::move(down));
-      },
-      Ms(options_.down_grace), 0);
+  // Nothing can be captured without the client: polling waits for the next
+  // topology (a deadline that cannot be acted on must not stay armed).
+  poll_timer_.Stop();
+  grace_timer_.Once(options_.down_grace, [this] { PublishDownUnlessConnected(); });
 }
 
 void LocalCollector::OnNotification(const ControlNotification& n) {
@@ -152,10 +123,8 @@ void LocalCollector::OnNotification(const ControlNotification& n) {
 }
 
 void LocalCollector::ScheduleRefresh() {
-  if (uv_is_active(reinterpret_cast<uv_handle_t*>(debounce_timer_))) return;
-  uv_timer_start(
-      debounce_timer_, [](uv_timer_t* t) { static_cast<LocalCollector*>(t->data)->Refresh(); },
-      Ms(options_.refresh_debounce), 0);
+  if (debounce_timer_.active()) return;
+  debounce_timer_.Once(options_.refresh_debounce, [this] { Refresh(); });
 }
 
 void LocalCollector::Refresh() {
@@ -208,14 +177,12 @@ void LocalCollector::Publish(Topology t) {
 }
 
 void LocalCollector::SchedulePoll() {
-  const TimeNs deadline = poller_.NextDeadline();
+  const TimeNs deadline = control_->connected() ? poller_.NextDeadline() : 0;
   if (deadline == 0) {
-    uv_timer_stop(poll_timer_);
+    poll_timer_.Stop();
     return;
   }
-  uv_timer_start(
-      poll_timer_, [](uv_timer_t* t) { static_cast<LocalCollector*>(t->data)->RunPoll(); },
-      Ms(deadline - clock_.Now()), 0);
+  poll_timer_.Once(deadline - clock_.Now(), [this] { RunPoll(); });
 }
 
 void LocalCollector::RunPoll() {

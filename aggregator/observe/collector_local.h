@@ -22,6 +22,7 @@
 
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/collector_runtimes.h"
+#include "aggregator/observe/loop_timer.h"
 #include "aggregator/observe/pane_scan.h"
 #include "aggregator/observe/poller.h"
 #include "aggregator/observe/tmux_control_client.h"
@@ -41,6 +42,9 @@ struct LocalCollectorOptions {
   /// server is reported as not running (avoids churn when only the attached
   /// session died).
   TimeNs down_grace = 1500 * core::kNsPerMs;
+  /// The control client's socket probe and attach retry (ControlClientOptions).
+  TimeNs probe_interval = 500 * core::kNsPerMs;
+  TimeNs reconnect_min = 250 * core::kNsPerMs;
   PollerOptions poller;
 };
 
@@ -80,6 +84,7 @@ class LocalCollector {
   void SchedulePoll();
   void RunPoll();
   void ScheduleRefresh();
+  void PublishDownUnlessConnected();
 
   uv_loop_t* loop_;
   LocalCollectorOptions options_;
@@ -93,10 +98,10 @@ class LocalCollector {
   Topology topology_;
   bool published_ = false;
 
-  uv_timer_t* scan_timer_;
-  uv_timer_t* poll_timer_;
-  uv_timer_t* debounce_timer_;
-  uv_timer_t* grace_timer_;
+  LoopTimer scan_timer_;
+  LoopTimer poll_timer_;
+  LoopTimer debounce_timer_;
+  LoopTimer grace_timer_;
   bool refresh_in_flight_ = false;
   bool refresh_again_ = false;
   int64_t topology_reads_ = 0;

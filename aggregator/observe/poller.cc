@@ -71,7 +71,7 @@ void Poller::MarkChanged(const std::string& pane_id, TimeNs now) {
 
 TimeNs Poller::DueAt(const Pane& p) const {
   const TimeNs after_interval = p.last_capture == 0 ? 1 : p.last_capture + p.interval;
-  return std::max(after_interval, p.marked_at + options_.burst_settle);
+  return std::max({after_interval, p.marked_at + options_.burst_settle, p.owned_until});
 }
 
 std::vector<std::string> Poller::TakeDueCaptures(TimeNs now) {
@@ -79,8 +79,9 @@ std::vector<std::string> Poller::TakeDueCaptures(TimeNs now) {
   for (auto& [id, p] : panes_) {
     if (!p.marked || p.in_flight) continue;
     if (now < DueAt(p)) continue;
-    if (sink_.OwnedByFresherSource(target_id_, id)) {
+    if (sink_.OwnerOf(target_id_, id) == PaneOwner::kWrapper) {
       p.emitted.reset();  // when ownership ends, the next verdict is sent
+      p.owned_until = now + options_.owned_recheck;  // asked again then, not at every turn
       continue;
     }
     p.in_flight = true;
@@ -148,20 +149,29 @@ void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
   in.captured = true;
   detect::Verdict v = p.analyzer->Analyze(in);
   ++analyses_;
-  p.recheck_at = v.recheck_at;
-  if (sink_.OwnedByFresherSource(target_id_, pane_id)) {
-    // No capture while owned: the last screen is not now's, so it is judged
-    // neither unreadable nor contradicting.
+  p.recheck_at = v.recheck_at > now ? v.recheck_at : 0;
+  const PaneOwner owner = sink_.OwnerOf(target_id_, pane_id);
+  if (owner == PaneOwner::kWrapper) {
+    // No capture while the wrapper owns it: the last screen is not now's,
+    // so it is judged neither unreadable nor contradicting.
     p.unreadable = detect::StuckUnknownWatch(options_.keep_after);
     p.contra_since = 0;
     p.contra_key.clear();
     p.emitted.reset();
     return;
   }
-  if (const TimeNs again = Diagnose(pane_id, p, v.signal, now); again != 0)
+  if (const TimeNs again = Diagnose(pane_id, p, v.signal, now); again > now)
     p.recheck_at = p.recheck_at == 0 ? again : std::min(p.recheck_at, again);
   if (p.emitted && !VerdictChanged(*p.emitted, v.signal)) return;
+  if (owner == PaneOwner::kHooks && !core::NeedsAction(v.signal.state) && !p.dialog_open) {
+    p.emitted.reset();  // the hooks' to report; when they stop owning, it is sent
+    return;
+  }
   p.emitted = v.signal;
+  if (core::NeedsAction(v.signal.state))
+    p.dialog_open = true;
+  else if (v.signal.state != core::State::kUnknown)
+    p.dialog_open = false;  // a readable screen after the dialog: it went
   core::Event e;
   e.event_id = core::NewUlid(now);
   e.event_type = std::string(core::event_type::kStateChanged);
@@ -235,10 +245,12 @@ TimeNs Poller::NextDeadline() const {
   auto take = [&](TimeNs t) {
     if (t != 0 && (best == 0 || t < best)) best = t;
   };
+  // Only what TakeDueCaptures and Tick act on when it is due: a deadline
+  // that nothing consumes would be due again at once, forever.
   for (const auto& [id, p] : panes_) {
+    if (p.in_flight) continue;
     take(p.recheck_at);
-    if (p.marked && !p.in_flight && !sink_.OwnedByFresherSource(target_id_, id))
-      take(DueAt(p));
+    if (p.marked) take(DueAt(p));
   }
   return best;
 }

@@ -16,6 +16,13 @@
 // captured at once and the rest only an interval later. Analyzer recheck_at deadlines
 // re-run the analyzer on the last screen without capturing again.
 //
+// Ownership (CollectorSink::OwnerOf, docs/observe.md "Who owns a pane"): a
+// pane the wrapper reads is neither captured nor reported. While the hooks
+// report the lifecycle (PaneOwner::kHooks), the pane is captured as any
+// other, but only a wait is reported, and after a reported wait every
+// change up to a readable verdict that is no wait (the dialog went, and
+// what followed); any other verdict is the hooks' to report.
+//
 // Self-diagnosis: a screen that stays unknown/no_rule_matched for 3 s, or
 // that contradicts the hooks (CollectorSink::HookOpinion: a wait against no
 // wait, work against rest) for 3 s, is handed to CollectorSink::KeepScreen,
@@ -43,6 +50,8 @@ struct PollerOptions {
   TimeNs active_interval = 2 * core::kNsPerSec;
   TimeNs idle_interval_max = 30 * core::kNsPerSec;
   TimeNs burst_settle = 50 * core::kNsPerMs;
+  /// How long a pane a fresher source owns waits before it is asked again.
+  TimeNs owned_recheck = 1 * core::kNsPerSec;
   TimeNs keep_after = 3 * core::kNsPerSec;  // an unreadable or contradicting screen is kept after this
 };
 
@@ -78,6 +87,8 @@ class Poller {
   /// Runs the analyzer again for panes whose recheck_at has come.
   void Tick(TimeNs now);
   /// The earliest time something is due (a capture or a recheck); 0 = none.
+  /// Every deadline it returns is consumed by TakeDueCaptures or Tick when
+  /// it has come (so a caller's timer never fires again for the same one).
   TimeNs NextDeadline() const;
 
   int64_t captures() const { return captures_; }
@@ -103,7 +114,9 @@ class Poller {
     std::string text;          // the last captured text
     detect::Screen screen;
     TimeNs recheck_at = 0;
+    TimeNs owned_until = 0;    // a fresher source owned it; ask again then
     std::optional<core::Signal> emitted;  // last verdict sent
+    bool dialog_open = false;  // the last wait sent has not been followed by a readable non-wait
     detect::StuckUnknownWatch unreadable;
     TimeNs contra_since = 0;   // start of the current disagreement with the hooks, 0 = none
     std::string contra_key;    // what disagrees (hook state and rule, screen state)

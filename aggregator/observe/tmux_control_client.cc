@@ -14,6 +14,8 @@
 #include <cstring>
 #include <vector>
 
+#include "aggregator/observe/loop_timer.h"
+#include "libagtcore/file.h"
 #include "libagtcore/unique_fd.h"
 
 extern char** environ;
@@ -45,6 +47,29 @@ struct TmuxControlClient::Conn {
 
 namespace {
 
+/// The pid of the server accepting connections on `path` (SO_PEERCRED of a
+/// connect(), no fork); 0 when nothing listens, -1 when the pid is unknown.
+int64_t ListeningServer(const std::string& path) {
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  if (path.size() >= sizeof sa.sun_path) return -1;  // let tmux report it
+  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+  core::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return -1;
+  if (connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) return 0;
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) return -1;
+  return cred.pid;
+}
+
+/// True once the server has a child process: its first pane exists, so the
+/// command that started it has run.
+bool HasChild(int64_t pid) {
+  auto children = core::ReadWholeFile("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  return children.ok() && children->find_first_not_of(" \n") != std::string::npos;
+}
+
 struct WriteReq {
   uv_write_t req;
   std::string data;
@@ -71,11 +96,58 @@ void TmuxControlClient::Start() {
   if (running_) return;
   running_ = true;
   backoff_ = options_.reconnect_min;
+  WatchSocketDir();
+  Spawn();
+}
+
+void TmuxControlClient::WatchSocketDir() {
+  if (watch_ || !running_) return;
+  const std::string& path = options_.socket_path;
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  auto* w = new uv_fs_event_t;
+  uv_fs_event_init(loop_, w);
+  w->data = this;
+  int rc = uv_fs_event_start(
+      w,
+      [](uv_fs_event_t* h, const char* filename, int, int status) {
+        if (status == 0 && h->data) static_cast<TmuxControlClient*>(h->data)->OnSocketEvent(filename);
+      },
+      dir.c_str(), 0);
+  if (rc != 0) {
+    // No directory yet (no tmux has run): the probe keeps looking, and
+    // tries the watch again each time.
+    uv_close(reinterpret_cast<uv_handle_t*>(w), [](uv_handle_t* h) { delete reinterpret_cast<uv_fs_event_t*>(h); });
+    return;
+  }
+  watch_ = w;
+}
+
+void TmuxControlClient::OnSocketEvent(const char* filename) {
+  if (!running_ || conn_ || filename == nullptr) return;
+  const std::string& path = options_.socket_path;
+  const size_t slash = path.rfind('/');
+  if (path.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos, filename) != 0) return;
+  // The socket was created, changed or removed while we are not attached:
+  // a server may be starting. Look now, and until it listens and has a
+  // session, again soon (fresh_retry, doubling; no fork while nothing
+  // listens).
+  uv_timer_stop(timer_);
+  fresh_ = true;
+  backoff_ = options_.fresh_retry;
   Spawn();
 }
 
 void TmuxControlClient::Stop() {
   running_ = false;
+  fresh_ = false;
+  if (watch_) {
+    watch_->data = nullptr;
+    uv_fs_event_stop(watch_);
+    uv_close(reinterpret_cast<uv_handle_t*>(watch_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_fs_event_t*>(h); });
+    watch_ = nullptr;
+  }
   uv_timer_stop(timer_);
   if (!conn_) return;
   Conn* c = conn_;
@@ -97,29 +169,33 @@ void TmuxControlClient::Stop() {
 
 bool TmuxControlClient::connected() const { return conn_ && conn_->connected; }
 
-static bool ServerListening(const std::string& path) {
-  sockaddr_un sa{};
-  sa.sun_family = AF_UNIX;
-  if (path.size() >= sizeof sa.sun_path) return true;  // let tmux report it
-  std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
-  core::UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return true;
-  return connect(fd.get(), reinterpret_cast<sockaddr*>(&sa), sizeof sa) == 0;
-}
 
 void TmuxControlClient::Spawn() {
   // `tmux -C attach` starts a server when none runs (it then exits at once,
   // having no sessions): probe the socket first, which also saves a fork
   // per retry while tmux is not running.
-  if (!ServerListening(options_.socket_path)) {
+  const int64_t server = ListeningServer(options_.socket_path);
+  if (server == 0) {
     ++probes_;
-    uv_timer_start(
-        timer_,
-        [](uv_timer_t* t) {
-          auto* self = static_cast<TmuxControlClient*>(t->data);
-          if (self->running_ && !self->conn_) self->Spawn();
-        },
-        uint64_t(options_.probe_interval / core::kNsPerMs), 0);
+    WatchSocketDir();
+    if (fresh_) ScheduleReconnect();  // created but not yet listening
+    else RetryIn(options_.probe_interval);
+    return;
+  }
+  // tmux 3.3a's server can crash (SIGSEGV) when a control client attaches
+  // in the first milliseconds of its life, while the client that started
+  // it has not yet run its command: seen in about 1 of 15 starts when the
+  // attach came within 5 ms, never after. So attach only once the server
+  // has a child (its first pane), or has been seen listening for
+  // settle_new_server (a server started without a session).
+  if (server > 0 && server != young_pid_) {
+    young_pid_ = server;
+    young_since_ = uv_now(loop_);
+  }
+  if (server > 0 && !HasChild(server) &&
+      uv_now(loop_) - young_since_ < uint64_t(options_.settle_new_server / core::kNsPerMs)) {
+    ++probes_;
+    RetryIn(options_.fresh_retry);
     return;
   }
   Conn* c = new Conn;
@@ -204,6 +280,7 @@ void TmuxControlClient::OnData(Conn* c, std::string_view bytes) {
     if (n.name == "session-changed") attached = true;
   if (!c->connected && (attached || !replies.empty())) {
     c->connected = true;
+    fresh_ = false;
     backoff_ = options_.reconnect_min;
     if (callbacks_.on_connected) callbacks_.on_connected();
     if (conn_ != c) return;  // stopped from the callback
@@ -237,13 +314,19 @@ void TmuxControlClient::ScheduleReconnect() {
   if (!running_) return;
   const core::TimeNs wait = backoff_;
   backoff_ = std::min(backoff_ * 2, options_.reconnect_max);
+  // Quick retries after a fresh socket last only up to the normal pace.
+  if (fresh_ && backoff_ > options_.reconnect_min) fresh_ = false;
+  RetryIn(wait);
+}
+
+void TmuxControlClient::RetryIn(core::TimeNs wait) {
   uv_timer_start(
       timer_,
       [](uv_timer_t* t) {
         auto* self = static_cast<TmuxControlClient*>(t->data);
         if (self->running_ && !self->conn_) self->Spawn();
       },
-      uint64_t(wait / core::kNsPerMs), 0);
+      TimerMs(wait), 0);
 }
 
 bool TmuxControlClient::Send(const std::string& command, ReplyFn done) {

@@ -9,8 +9,13 @@
 // no fork) every probe_interval: `tmux -C attach` would start a server.
 // When an attach fails (a server without sessions) it retries with backoff
 // (reconnect_min doubling to reconnect_max). So a server that starts later,
-// or restarts, is picked up on its own. Connected means attached: tmux
-// sent %session-changed (or answered a command).
+// or restarts, is picked up on its own. The socket's directory is also
+// watched (inotify through uv_fs_event): when the socket appears, the
+// client attaches at once and retries quickly (fresh_retry, doubling) while
+// the new server has no session yet, so a restarted server is followed
+// within milliseconds of its first pane rather than at the next probe.
+// Connected means attached: tmux sent %session-changed (or answered a
+// command).
 #pragma once
 
 #include <uv.h>
@@ -33,6 +38,13 @@ struct ControlClientOptions {
   /// While nothing listens on the socket, how often to look (a connect()
   /// on the socket, no fork).
   core::TimeNs probe_interval = 500 * core::kNsPerMs;
+  /// After the socket appeared: the first retry when the attach fails (the
+  /// server may not have its first session yet), doubling up to reconnect_min.
+  core::TimeNs fresh_retry = 10 * core::kNsPerMs;
+  /// A server without a child process is attached only after it has been
+  /// seen listening this long (see Spawn in the .cc: tmux 3.3a can crash
+  /// when a control client attaches while it starts).
+  core::TimeNs settle_new_server = 1 * core::kNsPerSec;
 };
 
 class TmuxControlClient {
@@ -62,11 +74,17 @@ class TmuxControlClient {
   int64_t commands_sent() const { return commands_; }
   /// Socket probes that found no server (no process was started).
   int64_t probes() const { return probes_; }
+  /// True while the socket's directory is watched.
+  bool watching() const { return watch_ != nullptr; }
 
  private:
   struct Conn;
   void Spawn();
   void ScheduleReconnect();
+  /// Waits `wait`, then attaches again (if still wanted).
+  void RetryIn(core::TimeNs wait);
+  void WatchSocketDir();
+  void OnSocketEvent(const char* filename);
   void OnData(Conn* c, std::string_view bytes);
   void OnExit(Conn* c);
 
@@ -75,7 +93,11 @@ class TmuxControlClient {
   Callbacks callbacks_;
   Conn* conn_ = nullptr;
   uv_timer_t* timer_ = nullptr;  // owned; freed in its close callback
+  uv_fs_event_t* watch_ = nullptr;  // owned; freed in its close callback; null = not watching
   bool running_ = false;
+  bool fresh_ = false;  // the socket appeared and no attach has succeeded since
+  int64_t young_pid_ = 0;     // the last server pid seen listening
+  uint64_t young_since_ = 0;  // when it was first seen (loop ms)
   core::TimeNs backoff_ = 0;
   int64_t spawns_ = 0;
   int64_t commands_ = 0;

@@ -1,4 +1,4 @@
-// The ssh TargetExecutor (spec §9): libssh2 with one persistent session per
+// The ssh TargetExecutor (docs/spec.md §9): libssh2 with one persistent session per
 // target (no handshake per command), connect timeout 3 s, command timeout
 // 5 s, 2 retries after 250 ms and 1 s (with jitter) when the transport
 // fails. The host key must match known_hosts; keys come from ssh-agent,

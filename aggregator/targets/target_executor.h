@@ -1,5 +1,5 @@
 // TargetExecutor: the one read/write contract for running a tmux command on
-// a target, local or over ssh (spec §9). A command is an argv, never a shell
+// a target, local or over ssh (docs/spec.md §9). A command is an argv, never a shell
 // string: the local executor execs it directly, the ssh executor shell-quotes
 // every argument because the remote side runs a shell.
 #pragma once
@@ -23,7 +23,7 @@ struct ExecResult {
 };
 
 struct ExecOptions {
-  core::TimeNs timeout = 5 * core::kNsPerSec;  // spec §9: command timeout 5 s
+  core::TimeNs timeout = 5 * core::kNsPerSec;  // docs/spec.md §9: command timeout 5 s
   std::string stdin_data;                      // written to the command's stdin
   size_t max_output = 16 << 20;                // bytes kept per stream
 };

@@ -1,30 +1,15 @@
 // The target registry: validation of target specs, the `host` default, and
 // the JSON file that keeps user-added targets across daemon restarts
-// (written to a temp file and renamed, so a crash never leaves half a file).
+// (replaced with core::WriteFileAtomic, so a crash never leaves half a file).
 #include "aggregator/targets/target_registry.h"
 
 #include <rapidjson/document.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/file.h"
 
 namespace agt::agg {
-
-std::string DefaultTmuxSocket(const core::EnvFn& env) {
-  if (const char* t = env("TMUX"); t && *t) {
-    std::string s(t);
-    return s.substr(0, s.find(','));
-  }
-  const char* dir = env("TMUX_TMPDIR");
-  std::string base = dir && *dir ? dir : "/tmp";
-  return base + "/tmux-" + std::to_string(getuid()) + "/default";
-}
 
 core::Status ValidateTarget(const TargetSpec& spec) {
   if (spec.name.empty()) return core::MakeError(core::Err::kTargetInvalid, "target name is empty");
@@ -54,12 +39,13 @@ core::Result<TargetRegistry> TargetRegistry::Load(const std::string& file, std::
   TargetStatus host;
   host.spec = TargetSpec{"host", "local", std::move(host_socket), ""};
   r.targets_.push_back(host);
-  std::ifstream in(file);
-  if (!in) return r;
-  std::stringstream ss;
-  ss << in.rdbuf();
+  auto text = core::ReadWholeFile(file);
+  if (!text.ok()) {
+    if (text.error().code == core::Err::kNotFound) return r;
+    return core::MakeError(core::Err::kConfigInvalid, "cannot read " + text.error().message);
+  }
   rapidjson::Document d;
-  d.Parse(ss.str().c_str());
+  d.Parse(text->c_str());
   if (d.HasParseError() || !d.IsObject() || !d.HasMember("targets") || !d["targets"].IsArray())
     return core::MakeError(core::Err::kConfigInvalid, file + ": not a {\"targets\":[...]} object");
   for (const auto& t : d["targets"].GetArray()) {
@@ -122,7 +108,7 @@ core::Status TargetRegistry::Save() const {
     j.EndObject();
   }
   j.EndArray().EndObject();
-  return core::WriteFileAtomic(file_, j.Take() + "\n", 0600);
+  return core::WriteFileAtomic(file_, j.Take() + "\n");
 }
 
 }  // namespace agt::agg

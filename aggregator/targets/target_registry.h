@@ -1,4 +1,4 @@
-// The targets agtmuxd observes (spec §9): `host` (the local tmux server the
+// The targets agtmuxd observes (docs/spec.md §9): `host` (the local tmux server the
 // user's own `tmux` reaches) always, plus what `agtmux target add`
 // registered, persisted as JSON in <state_dir>/targets.json. Each target
 // also carries its live health, reported by its collector.
@@ -18,22 +18,18 @@ namespace agt::agg {
 struct TargetSpec {
   std::string name;         // [A-Za-z0-9._-]+
   std::string kind;         // "local" | "ssh"
-  std::string tmux_socket;  // local: the server's socket path ("" = the user's default)
+  std::string tmux_socket;  // local: the server's socket path ("" = ResolveHostSocket)
   std::string ssh_target;   // ssh: host alias
   bool operator==(const TargetSpec&) const = default;
 };
 
 struct TargetStatus {
   TargetSpec spec;
-  std::string health = "ok";  // ok | degraded | down
+  core::TargetHealth health = core::TargetHealth::kOk;
   std::string error;          // last error message when not ok
   bool connected = false;     // a collector runs for it
   core::TimeNs updated_at = 0;
 };
-
-/// The tmux socket `tmux` would use: $TMUX's first field, else
-/// ${TMUX_TMPDIR:-/tmp}/tmux-<uid>/default.
-std::string DefaultTmuxSocket(const core::EnvFn& env);
 
 /// E_TARGET_INVALID naming the rule a spec breaks.
 core::Status ValidateTarget(const TargetSpec& spec);

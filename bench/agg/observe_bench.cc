@@ -49,7 +49,7 @@ struct Sink final : agg::CollectorSink {
     if (e.event_type == "state_changed" && e.signal)
       last[e.pane_id] = {e.signal->state, core::SystemClock::Get().Monotonic()};
   }
-  bool OwnedByFresherSource(const std::string&, const std::string&) const override { return false; }
+  agg::PaneOwner OwnerOf(const std::string&, const std::string&) const override { return agg::PaneOwner::kNone; }
 };
 
 double CpuSeconds(int who) {

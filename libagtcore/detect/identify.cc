@@ -4,11 +4,10 @@
 // the child's cmdline; then the title glyphs, the weakest hint.
 #include "libagtcore/detect/identify.h"
 
-#include <toml++/toml.h>
-
 #include <mutex>
 
 #include "libagtcore/detect/pattern_library.h"
+#include "libagtcore/toml_parse.h"
 
 namespace agt::detect {
 namespace {
@@ -56,61 +55,56 @@ bool Any(const std::vector<std::shared_ptr<const Regex>>& res, std::string_view 
 Result<IdentifyRules> ParseIdentifyRules(std::string_view text, std::string_view path) {
   IdentifyRules rules;
   rules.path = std::string(path);
-  try {
-    toml::table doc = toml::parse(text, path);
-    std::string file(path);
-    for (auto&& [k, v] : doc) {
-      std::string_view key = k.str();
-      if (key != "format" && key != "version" && key != "verified_on" && key != "notes" &&
-          key != "exclude" && key != "interpreters" && key != "agent")
-        return MakeError(Err::kPatternInvalid,
-                         file + ":" + std::to_string(v.source().begin.line) +
-                             ": unknown key '" + std::string(key) + "'");
+  auto parsed = core::ParseToml(text, path, Err::kPatternInvalid);
+  if (!parsed.ok()) return parsed.error();
+  const toml::table& doc = *parsed;
+  std::string file(path);
+  for (auto&& [k, v] : doc) {
+    std::string_view key = k.str();
+    if (key != "format" && key != "version" && key != "verified_on" && key != "notes" &&
+        key != "exclude" && key != "interpreters" && key != "agent")
+      return MakeError(Err::kPatternInvalid,
+                       file + ":" + std::to_string(v.source().begin.line) +
+                           ": unknown key '" + std::string(key) + "'");
+  }
+  if (auto v = doc["version"].value<std::string>()) rules.version = *v;
+  for (auto [key, dst] : {std::pair{"exclude", &rules.exclude},
+                          std::pair{"interpreters", &rules.interpreters}}) {
+    if (const toml::table* t = doc[key].as_table()) {
+      auto r = Regexes(*t, "process", file + " [" + key + "]");
+      if (!r.ok()) return r.error();
+      *dst = std::move(r).value();
     }
-    if (auto v = doc["version"].value<std::string>()) rules.version = *v;
-    for (auto [key, dst] : {std::pair{"exclude", &rules.exclude},
-                            std::pair{"interpreters", &rules.interpreters}}) {
-      if (const toml::table* t = doc[key].as_table()) {
-        auto r = Regexes(*t, "process", file + " [" + key + "]");
+  }
+  if (const toml::array* agents = doc["agent"].as_array()) {
+    for (auto&& e : *agents) {
+      const toml::table* t = e.as_table();
+      if (t == nullptr)
+        return MakeError(Err::kPatternInvalid,
+                         file + ": 'agent' must be [[agent]] tables");
+      AgentIdentity a;
+      auto name = (*t)["name"].value<std::string>();
+      std::string where = file + ":" + std::to_string(t->source().begin.line);
+      if (!name || name->empty())
+        return MakeError(Err::kPatternInvalid, where + ": [[agent]] needs a 'name'");
+      a.name = *name;
+      where = file + " agent '" + a.name + "'";
+      for (auto&& [k, v] : *t) {
+        std::string_view key = k.str();
+        if (key != "name" && key != "process" && key != "cmdline" && key != "title" &&
+            key != "note")
+          return MakeError(Err::kPatternInvalid,
+                           where + ": unknown key '" + std::string(key) + "'");
+      }
+      for (auto [key, dst] :
+           {std::pair{"process", &a.process}, std::pair{"cmdline", &a.cmdline},
+            std::pair{"title", &a.title}}) {
+        auto r = Regexes(*t, key, where);
         if (!r.ok()) return r.error();
         *dst = std::move(r).value();
       }
+      rules.agents.push_back(std::move(a));
     }
-    if (const toml::array* agents = doc["agent"].as_array()) {
-      for (auto&& e : *agents) {
-        const toml::table* t = e.as_table();
-        if (t == nullptr)
-          return MakeError(Err::kPatternInvalid,
-                           file + ": 'agent' must be [[agent]] tables");
-        AgentIdentity a;
-        auto name = (*t)["name"].value<std::string>();
-        std::string where = file + ":" + std::to_string(t->source().begin.line);
-        if (!name || name->empty())
-          return MakeError(Err::kPatternInvalid, where + ": [[agent]] needs a 'name'");
-        a.name = *name;
-        where = file + " agent '" + a.name + "'";
-        for (auto&& [k, v] : *t) {
-          std::string_view key = k.str();
-          if (key != "name" && key != "process" && key != "cmdline" && key != "title" &&
-              key != "note")
-            return MakeError(Err::kPatternInvalid,
-                             where + ": unknown key '" + std::string(key) + "'");
-        }
-        for (auto [key, dst] :
-             {std::pair{"process", &a.process}, std::pair{"cmdline", &a.cmdline},
-              std::pair{"title", &a.title}}) {
-          auto r = Regexes(*t, key, where);
-          if (!r.ok()) return r.error();
-          *dst = std::move(r).value();
-        }
-        rules.agents.push_back(std::move(a));
-      }
-    }
-  } catch (const toml::parse_error& e) {
-    return MakeError(Err::kPatternInvalid,
-                     std::string(path) + ":" + std::to_string(e.source().begin.line) +
-                         ":" + std::to_string(e.source().begin.column) +
-                         ": TOML syntax error: " + std::string(e.description()));
   }
   return rules;
 }

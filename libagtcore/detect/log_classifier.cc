@@ -3,7 +3,7 @@
 // error among a thousand passing lines still reads as a failure.
 #include "libagtcore/detect/log_classifier.h"
 
-#include <toml++/toml.h>
+#include "libagtcore/toml_parse.h"
 
 namespace agt::detect {
 
@@ -27,54 +27,49 @@ core::Result<LogRules> ParseLogRules(std::string_view text, std::string_view pat
   LogRules out;
   out.path = std::string(path);
   std::string file(path);
-  try {
-    toml::table doc = toml::parse(text, path);
-    const toml::array* rules = doc["rule"].as_array();
-    if (rules == nullptr) return out;
-    for (auto&& e : *rules) {
-      const toml::table* t = e.as_table();
-      if (t == nullptr)
-        return MakeError(Err::kPatternInvalid, file + ": 'rule' must be [[rule]] tables");
-      std::string at = file + ":" + std::to_string(t->source().begin.line) + ": ";
-      LogRule r;
-      auto id = (*t)["id"].value<std::string>();
-      if (!id) return MakeError(Err::kPatternInvalid, at + "missing field 'id'");
-      r.id = *id;
-      at += "rule '" + r.id + "': ";
-      for (auto&& [k, v] : *t) {
-        std::string_view key = k.str();
-        if (key != "id" && key != "class" && key != "regex" && key != "note")
-          return MakeError(Err::kPatternInvalid,
-                           at + "unknown key '" + std::string(key) + "'");
-      }
-      std::string cls = (*t)["class"].value<std::string>().value_or("");
-      if (cls == "success")
-        r.cls = LogClass::kSuccess;
-      else if (cls == "warning")
-        r.cls = LogClass::kWarning;
-      else if (cls == "failure")
-        r.cls = LogClass::kFailure;
-      else
-        return MakeError(
-            Err::kPatternInvalid,
-            at + "class must be success, warning or failure, not '" + cls + "'");
-      auto re = (*t)["regex"].value<std::string>();
-      if (!re) return MakeError(Err::kPatternInvalid, at + "missing field 'regex'");
-      RegexOptions ro;
-      ro.multiline = false;
-      auto c = Regex::Compile(*re, ro);
-      if (!c.ok())
-        return MakeError(
-            Err::kPatternInvalid,
-            at + "field 'regex': regex /" + *re + "/: PCRE2 error: " + c.error().message);
-      r.regex = std::make_shared<const Regex>(std::move(c).value());
-      out.rules.push_back(std::move(r));
+  auto parsed = core::ParseToml(text, path, Err::kPatternInvalid);
+  if (!parsed.ok()) return parsed.error();
+  const toml::table& doc = *parsed;
+  const toml::array* rules = doc["rule"].as_array();
+  if (rules == nullptr) return out;
+  for (auto&& e : *rules) {
+    const toml::table* t = e.as_table();
+    if (t == nullptr)
+      return MakeError(Err::kPatternInvalid, file + ": 'rule' must be [[rule]] tables");
+    std::string at = file + ":" + std::to_string(t->source().begin.line) + ": ";
+    LogRule r;
+    auto id = (*t)["id"].value<std::string>();
+    if (!id) return MakeError(Err::kPatternInvalid, at + "missing field 'id'");
+    r.id = *id;
+    at += "rule '" + r.id + "': ";
+    for (auto&& [k, v] : *t) {
+      std::string_view key = k.str();
+      if (key != "id" && key != "class" && key != "regex" && key != "note")
+        return MakeError(Err::kPatternInvalid,
+                         at + "unknown key '" + std::string(key) + "'");
     }
-  } catch (const toml::parse_error& e) {
-    return MakeError(Err::kPatternInvalid,
-                     file + ":" + std::to_string(e.source().begin.line) + ":" +
-                         std::to_string(e.source().begin.column) +
-                         ": TOML syntax error: " + std::string(e.description()));
+    std::string cls = (*t)["class"].value<std::string>().value_or("");
+    if (cls == "success")
+      r.cls = LogClass::kSuccess;
+    else if (cls == "warning")
+      r.cls = LogClass::kWarning;
+    else if (cls == "failure")
+      r.cls = LogClass::kFailure;
+    else
+      return MakeError(
+          Err::kPatternInvalid,
+          at + "class must be success, warning or failure, not '" + cls + "'");
+    auto re = (*t)["regex"].value<std::string>();
+    if (!re) return MakeError(Err::kPatternInvalid, at + "missing field 'regex'");
+    RegexOptions ro;
+    ro.multiline = false;
+    auto c = Regex::Compile(*re, ro);
+    if (!c.ok())
+      return MakeError(
+          Err::kPatternInvalid,
+          at + "field 'regex': regex /" + *re + "/: PCRE2 error: " + c.error().message);
+    r.regex = std::make_shared<const Regex>(std::move(c).value());
+    out.rules.push_back(std::move(r));
   }
   return out;
 }

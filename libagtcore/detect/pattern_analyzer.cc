@@ -18,8 +18,8 @@ using core::kNsPerMs;
 using core::State;
 using core::TimeNs;
 
-// Evidence and waiting detail leave the analyzer redacted (spec §3: "the
-// matched line, redacted"). The rules are the core's redaction.toml; when
+// Evidence and waiting detail leave the analyzer redacted (docs/spec.md §3:
+// the matched text, redacted). The rules are the core's redaction.toml; when
 // they cannot be loaded the evidence is withheld rather than leaked.
 const core::Redactor* EvidenceRedactor() {
   static std::once_flag once;

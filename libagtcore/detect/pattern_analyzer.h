@@ -16,7 +16,7 @@
 
 namespace agt::detect {
 
-/// Timing defaults (spec §7 baselines); a pattern file's [timing] overrides them.
+/// Timing defaults (docs/spec.md §7 baselines); a pattern file's [timing] overrides them.
 struct AnalyzerOptions {
   int activity_ms = 200;    // output this recent means running; 0 = off
   int echo_grace_ms = 300;  // output this soon after input is echo, not activity

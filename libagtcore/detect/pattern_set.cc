@@ -1,14 +1,12 @@
-// Loading pattern files (TOML) into PatternSet. toml++ throws on syntax
-// errors; this file is the one place that catches them. Every error names
-// the file, the line, the rule id and the field, so a user can fix an
-// override without reading our code.
+// Loading pattern files (TOML) into PatternSet (syntax errors come back
+// from core::ParseToml). Every error names the file, the line, the rule id
+// and the field, so a user can fix an override without reading our code.
 #include "libagtcore/detect/pattern_set.h"
 
 #include <algorithm>
-
-#include <toml++/toml.h>
-
 #include <set>
+
+#include "libagtcore/toml_parse.h"
 
 namespace agt::detect {
 namespace {
@@ -423,33 +421,19 @@ std::string StemName(std::string_view path) {
 }  // namespace
 
 Result<std::string> PatternSetName(std::string_view text, std::string_view path) {
-  try {
-    const toml::table doc = toml::parse(text, path);
-    if (auto agent = doc["agent"].value<std::string>(); agent && !agent->empty())
-      return *agent;
-    return StemName(path);
-  } catch (const toml::parse_error& e) {
-    return MakeError(Err::kPatternInvalid,
-                     std::string(path) + ": TOML syntax error: " + std::string(e.description()));
-  }
+  auto doc = core::ParseToml(text, path, Err::kPatternInvalid);
+  if (!doc.ok()) return doc.error();
+  if (auto agent = (*doc)["agent"].value<std::string>(); agent && !agent->empty()) return *agent;
+  return StemName(path);
 }
 
 Result<PatternSet> ParsePatternSet(std::string_view text, std::string_view path,
                                    const RegexOptions& regex_options) {
-  try {
-    toml::table doc = toml::parse(text, path);
-    auto set = ParseTable(doc, path, regex_options);
-    if (set.ok() && set->name.empty()) set->name = StemName(path);
-    return set;
-  } catch (const toml::parse_error& e) {
-    return MakeError(Err::kPatternInvalid,
-                     std::string(path) + ":" + std::to_string(e.source().begin.line) +
-                         ":" + std::to_string(e.source().begin.column) +
-                         ": TOML syntax error: " + std::string(e.description()));
-  } catch (const std::exception& e) {
-    return MakeError(Err::kPatternInvalid,
-                     std::string(path) + ": cannot load: " + e.what());
-  }
+  auto doc = core::ParseToml(text, path, Err::kPatternInvalid);
+  if (!doc.ok()) return doc.error();
+  auto set = ParseTable(*doc, path, regex_options);
+  if (set.ok() && set->name.empty()) set->name = StemName(path);
+  return set;
 }
 
 PatternSet MergePatternSets(const PatternSet& builtin, const PatternSet& user) {

@@ -60,12 +60,6 @@ void ForMarkedSources(Source from, F f) {
   }
 }
 
-TargetHealth HealthOf(const std::string& wire) {
-  return wire == "down" ? TargetHealth::kDown
-         : wire == "degraded" ? TargetHealth::kDegraded
-                              : TargetHealth::kOk;
-}
-
 }  // namespace
 
 Status Store::WriteBooks(std::span<const Effects* const> batch) {
@@ -185,7 +179,7 @@ Status Store::WriteBooks(std::span<const Effects* const> batch) {
       if (!b.has_health || CompareInStream(key, b.health_key) > 0) {
         b.has_health = true;
         b.health_key = key;
-        b.health = HealthOf(e->health);
+        b.health = ParseTargetHealth(e->health).value_or(TargetHealth::kOk);
       }
     }
     auto st = db_->Prepare(

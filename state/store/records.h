@@ -35,7 +35,7 @@ struct PaneRow {
   bool operator==(const PaneRow&) const = default;
 };
 
-/// `actions` (spec §13).
+/// `actions` (docs/spec.md §13).
 struct ActionRow {
   std::string action_id;
   std::string action_type;             // attach | send | view-output | kill

@@ -1,5 +1,5 @@
 // A small hand-written secret scanner so the store is never without a
-// redactor: spec §6 forbids unredacted payloads in SQLite in every mode, so
+// redactor: docs/spec.md §6 forbids unredacted payloads in SQLite in every mode, so
 // the store redacts even when the daemon did not hand it a pattern-driven
 // redactor. It is deliberately conservative (known key prefixes, PEM
 // blocks, key=value assignments with secret-sounding keys); the pattern

@@ -1,4 +1,4 @@
-// Retention (spec §6, seed 002 §7.3.1): raw payloads are kept 7 days and
+// Retention (docs/spec.md §6): raw payloads are kept 7 days and
 // event metadata 14 days, both configurable. The work is done in
 // transactions of a bounded number of rows, each a short write lock, so a
 // large backlog never stalls ingest on the same writer connection; the

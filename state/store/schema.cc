@@ -1,4 +1,4 @@
-// The store's schema (spec §6, seed 002 §7.3 and §7.3.1) as a list of
+// The store's schema (docs/spec.md §6; docs/store.md lists it) as a list of
 // migrations. Version 1 is every table and index of the draft data model,
 // plus what agtmux needs to rebuild the engine exactly at start-up: the
 // winning source and evidence on `states`, per-source `candidates`, and the
@@ -166,7 +166,7 @@ CREATE TABLE states (
   last_source_seq INTEGER,
   last_seen_at    INTEGER NOT NULL,
   updated_at      INTEGER NOT NULL,
-  -- agtmux: the decisive evidence (spec §3).
+  -- agtmux: the decisive evidence (docs/spec.md §3).
   source          TEXT CHECK (source IN ('hook', 'notify', 'wrapper', 'poller')),
   rule_id         TEXT,
   evidence        TEXT,               -- redacted

@@ -24,22 +24,6 @@ using core::MakeError;
 using core::Result;
 using core::Status;
 
-std::string_view TargetHealthName(TargetHealth h) {
-  switch (h) {
-    case TargetHealth::kOk: return "ok";
-    case TargetHealth::kDegraded: return "degraded";
-    case TargetHealth::kDown: return "down";
-  }
-  return "ok";
-}
-
-std::optional<TargetHealth> ParseTargetHealth(std::string_view name) {
-  if (name == "ok") return TargetHealth::kOk;
-  if (name == "degraded") return TargetHealth::kDegraded;
-  if (name == "down") return TargetHealth::kDown;
-  return std::nullopt;
-}
-
 std::string_view InboxStatusName(InboxStatus s) {
   switch (s) {
     case InboxStatus::kPendingBind: return "pending_bind";
@@ -113,11 +97,16 @@ std::string Store::Redact(std::string_view text) const {
   return options_.redact(text);
 }
 
-core::WaitingDetail Store::RedactDetail(const core::WaitingDetail& d) const {
+std::string Store::EventText(std::string_view text) const {
+  return options_.events_redacted ? std::string(text) : Redact(text);
+}
+
+std::string Store::EventDetailJson(const core::WaitingDetail& d) const {
+  if (options_.events_redacted) return EncodeDetail(d);
   core::WaitingDetail out = d;
   out.details = Redact(d.details);
   for (auto& c : out.choices) c = Redact(c);
-  return out;
+  return EncodeDetail(out);
 }
 
 bool Store::Empty(const Effects& fx) {
@@ -246,40 +235,20 @@ namespace {
 
 // The event as it may be stored: `e` itself when redaction changes
 // nothing (the common case, and no copy of the whole envelope), else a
-// copy in `*scratch` with the redacted payload, evidence, details and
-// choices.
+// copy in `*scratch` with its secret-bearing texts (core::ForEachSecretText)
+// redacted.
 const core::Event& Redacted(const core::Event& e, const Redactor& redact,
                             std::optional<core::Event>* scratch) {
-  std::string payload, evidence, details;
-  std::vector<std::string> choices;
+  std::vector<std::string> texts;
   bool changed = false;
-  if (!e.raw_payload.empty()) {
-    payload = redact(e.raw_payload);
-    changed |= payload != e.raw_payload;
-  }
-  if (e.signal) {
-    if (!e.signal->evidence.empty()) {
-      evidence = redact(e.signal->evidence);
-      changed |= evidence != e.signal->evidence;
-    }
-    if (!e.signal->detail.details.empty()) {
-      details = redact(e.signal->detail.details);
-      changed |= details != e.signal->detail.details;
-    }
-    choices.reserve(e.signal->detail.choices.size());
-    for (const auto& c : e.signal->detail.choices) {
-      choices.push_back(redact(c));
-      changed |= choices.back() != c;
-    }
-  }
+  core::ForEachSecretText(e, [&](const std::string& text) {
+    texts.push_back(text.empty() ? text : redact(text));
+    changed |= texts.back() != text;
+  });
   if (!changed) return e;
   core::Event& out = scratch->emplace(e);
-  if (!out.raw_payload.empty()) out.raw_payload = std::move(payload);
-  if (out.signal) {
-    if (!out.signal->evidence.empty()) out.signal->evidence = std::move(evidence);
-    if (!out.signal->detail.details.empty()) out.signal->detail.details = std::move(details);
-    out.signal->detail.choices = std::move(choices);
-  }
+  size_t i = 0;
+  core::ForEachSecretText(out, [&](std::string& text) { text = std::move(texts[i++]); });
   return out;
 }
 
@@ -308,7 +277,7 @@ Status Store::WriteEvent(const core::Event& e) {
   auto st = db_->Prepare(kSql);
   if (!st.ok()) return st.error();
   std::optional<core::Event> scratch;  // bound without copying: outlives Run
-  internal::BindEventColumns(*st, Redacted(e, options_.redact, &scratch));
+  internal::BindEventColumns(*st, options_.events_redacted ? e : Redacted(e, options_.redact, &scratch));
   if (auto r = st->Run(); !r.ok()) {
     return MakeError(Err::kStore, "insert event " + e.event_id + ": " + r.error().message);
   }
@@ -320,7 +289,8 @@ Status Store::WriteInbox(const InboxEntry& entry) {
   auto st = db_->Prepare(kSql);
   if (!st.ok()) return st.error();
   std::optional<core::Event> scratch;  // bound without copying: outlives Run
-  internal::BindEventColumns(*st, Redacted(entry.event, options_.redact, &scratch));
+  internal::BindEventColumns(*st, options_.events_redacted ? entry.event
+                                                                 : Redacted(entry.event, options_.redact, &scratch));
   // The inbox is keyed by pane: target/pane are "" rather than NULL when an
   // event parked for an unknown runtime did not name its pane.
   st->Bind(12, entry.event.target_id).Bind(13, entry.event.pane_id);
@@ -387,8 +357,8 @@ Status Store::WriteCandidate(const Candidate& c, const std::string& runtime_id) 
   st->Bind(1, runtime_id).Bind(2, core::SourceName(c.source))
       .Bind(3, core::StateName(c.signal.state)).BindOptText(4, c.signal.reason_code)
       .Bind(5, core::ConfidenceName(c.signal.confidence)).BindOptText(6, c.signal.rule_id)
-      .BindOptText(7, Redact(c.signal.evidence))
-      .BindOptText(8, EncodeDetail(RedactDetail(c.signal.detail)))
+      .BindOptText(7, EventText(c.signal.evidence))
+      .BindOptText(8, EventDetailJson(c.signal.detail))
       .Bind(9, c.event_id).BindOpt(10, c.key.source_seq).Bind(11, c.key.effective_time)
       .Bind(12, c.key.ingested_at).Bind(13, c.key.event_id).Bind(14, c.seen_at)
       .Bind(15, int64_t{c.stale ? 1 : 0});
@@ -416,8 +386,8 @@ Status Store::WriteState(const PaneState& s) {
       .Bind(4, core::StateName(s.signal.state)).BindOptText(5, s.signal.reason_code)
       .Bind(6, core::ConfidenceName(s.signal.confidence)).Bind(7, s.state_version)
       .BindOpt(8, s.last_source_seq).Bind(9, s.last_seen_at).Bind(10, s.updated_at)
-      .BindOptText(12, s.signal.rule_id).BindOptText(13, Redact(s.signal.evidence))
-      .BindOptText(14, EncodeDetail(RedactDetail(s.signal.detail)));
+      .BindOptText(12, s.signal.rule_id).BindOptText(13, EventText(s.signal.evidence))
+      .BindOptText(14, EventDetailJson(s.signal.detail));
   if (s.has_source) st->Bind(11, core::SourceName(s.source)); else st->BindNull(11);
   if (auto res = st->Run(); !res.ok()) {
     return MakeError(Err::kStore, "state " + s.target_id + "/" + s.pane_id + " (" +

@@ -1,4 +1,4 @@
-// The SQLite store (spec §6): the engine's records, the audit trail of
+// The SQLite store (docs/spec.md §6): the engine's records, the audit trail of
 // events, the collectors' topology, and the actions audit rows, in one WAL
 // database written by one connection (the daemon's loop thread).
 //
@@ -49,6 +49,11 @@ struct StoreOptions {
   /// Applied to raw_payload, evidence, waiting details and action metadata
   /// before they reach SQLite. Empty: FallbackRedact.
   Redactor redact;
+  /// True when the caller redacted every event before the engine saw it
+  /// (core::RedactEvent; agtmuxd does it once, at ingest): the store then
+  /// writes event texts, evidence, details and choices as given, and
+  /// applies `redact` only to action metadata (docs/store.md, Redaction).
+  bool events_redacted = false;
   /// The engine's EngineOptions::skew_budget: the store derives the stale
   /// marks and the target health key (the engine's books) with it.
   TimeNs skew_budget = EngineOptions{}.skew_budget;
@@ -173,15 +178,18 @@ class Store {
   core::Status LoadBooks(EngineSnapshot* snap);
   core::Status RequireWriter() const;
   std::string Redact(std::string_view text) const;
-  core::WaitingDetail RedactDetail(const core::WaitingDetail& d) const;
+  /// An event's text, evidence or waiting detail as stored: as given when
+  /// options_.events_redacted, else redacted.
+  std::string EventText(std::string_view text) const;
+  std::string EventDetailJson(const core::WaitingDetail& d) const;
 
   StoreOptions options_;
   std::unique_ptr<sql::Db> db_;
 };
 
-/// "ok" | "degraded" | "down".
-std::string_view TargetHealthName(TargetHealth h);
-std::optional<TargetHealth> ParseTargetHealth(std::string_view name);
+/// Target health names: core::TargetHealthName / core::ParseTargetHealth.
+using core::ParseTargetHealth;
+using core::TargetHealthName;
 /// "pending_bind" | "bound" | "dropped_unbound".
 std::string_view InboxStatusName(InboxStatus s);
 std::optional<InboxStatus> ParseInboxStatus(std::string_view name);

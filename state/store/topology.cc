@@ -1,7 +1,7 @@
 // Rows other parts of the daemon own and the store only keeps: the
 // collectors' topology (targets, panes), the actions issue's audit rows
 // (actions, action_snapshots) and adapters. Plain CRUD; the only rules here
-// are the spec's: connection_ref is a non-secret reference, action metadata
+// are docs/spec.md §6's: connection_ref is a non-secret reference, action metadata
 // is redacted, and (action_type, request_ref) is an idempotency key.
 #include "state/store/sqlite.h"
 #include "state/store/store.h"

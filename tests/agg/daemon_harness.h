@@ -156,6 +156,19 @@ class Daemon {
     pid_ = -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   }
+  /// Sends a signal and waits at most `timeout_ms` for the exit: its status
+  /// as Stop's, or -1 when the daemon was still running (it is then killed).
+  int StopWithin(int sig, int timeout_ms) {
+    kill(pid_, sig);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    int st = 0;
+    pid_t done = 0;
+    while ((done = waitpid(pid_, &st, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (done != pid_) return -1;  // the destructor kills and reaps it
+    pid_ = -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  }
   pid_t pid() const { return pid_; }
 
  private:

@@ -297,5 +297,32 @@ TEST(EventCodecTest, DecodesBatches) {
   EXPECT_FALSE(DecodeEventBatch("7").ok());
 }
 
+// POST /v1/events: one event, an array, or {"events": [...]}, parsed once.
+TEST(EventCodecTest, DecodeEventsTakesOneEventOrABatch) {
+  auto one = DecodeEvents(Minimal());
+  ASSERT_TRUE(one.ok()) << one.error().ToString();
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0], *DecodeEvent(Minimal()));
+  auto arr = DecodeEvents("[" + Minimal() + "," + Minimal() + "]");
+  ASSERT_TRUE(arr.ok());
+  EXPECT_EQ(arr->size(), 2u);
+  auto obj = DecodeEvents("{\"events\":[" + Minimal() + "]}");
+  ASSERT_TRUE(obj.ok());
+  EXPECT_EQ(obj->size(), 1u);
+  EXPECT_TRUE(DecodeEvents("[]")->empty());
+
+  auto bad_json = DecodeEvents("{\"event_id\":");
+  ASSERT_FALSE(bad_json.ok());
+  EXPECT_EQ(bad_json.error().code, Err::kPayloadInvalid);
+  EXPECT_NE(bad_json.error().message.find("invalid JSON at offset"), std::string::npos);
+  auto bad_one = DecodeEvents(Minimal(R"(,"source_seq":"x")"));
+  ASSERT_FALSE(bad_one.ok());
+  EXPECT_NE(bad_one.error().message.find("source_seq"), std::string::npos) << bad_one.error().message;
+  auto bad_second = DecodeEvents("[" + Minimal() + "," + Minimal(R"(,"source_seq":"x")") + "]");
+  ASSERT_FALSE(bad_second.ok());
+  EXPECT_EQ(bad_second.error().message.rfind("event 1: ", 0), 0u) << bad_second.error().message;
+  EXPECT_FALSE(DecodeEvents("42").ok());
+}
+
 }  // namespace
 }  // namespace agt::core

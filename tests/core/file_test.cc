@@ -1,3 +1,4 @@
+// ReadWholeFile and WriteFileAtomic on real files under /tmp.
 #include "libagtcore/file.h"
 
 #include <gtest/gtest.h>
@@ -41,6 +42,68 @@ TEST(ReadWholeFileTest, MissingIsNotFoundOtherFailuresAreIo) {
   auto dir = ReadWholeFile("/");
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.error().code, Err::kIo);
+}
+
+
+// A private scratch directory, removed with everything in it.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    char tmpl[] = "/tmp/agtmux-write-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  size_t Entries() const {
+    size_t n = 0;
+    for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(path)) ++n;
+    return n;
+  }
+};
+
+mode_t ModeOf(const std::string& path) {
+  struct stat st{};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+TEST(WriteFileAtomicTest, NewFileGetsTheNewFileModeAndTheBytes) {
+  ScratchDir d;
+  const std::string p = d.path + "/targets.json";
+  ASSERT_TRUE(WriteFileAtomic(p, std::string("a\0b\n", 4)).ok());
+  EXPECT_EQ(*ReadWholeFile(p), std::string("a\0b\n", 4));
+  EXPECT_EQ(ModeOf(p), 0600u);
+  ASSERT_TRUE(WriteFileAtomic(d.path + "/other", "x", 0640).ok());
+  EXPECT_EQ(ModeOf(d.path + "/other"), 0640u);
+  EXPECT_EQ(d.Entries(), 2u);  // no temporary file left behind
+}
+
+TEST(WriteFileAtomicTest, ReplacingKeepsTheExistingMode) {
+  ScratchDir d;
+  const std::string p = d.path + "/settings.json";
+  std::ofstream(p) << "old contents, longer than the new ones";
+  ASSERT_EQ(chmod(p.c_str(), 0604), 0);
+  ASSERT_TRUE(WriteFileAtomic(p, "new", 0600).ok());
+  EXPECT_EQ(*ReadWholeFile(p), "new");
+  EXPECT_EQ(ModeOf(p), 0604u);
+  EXPECT_EQ(d.Entries(), 1u);
+}
+
+TEST(WriteFileAtomicTest, FailureLeavesTheFileAndNoTemporary) {
+  ScratchDir d;
+  // A directory in the way: the rename fails (EISDIR), nothing changes.
+  const std::string p = d.path + "/busy";
+  ASSERT_EQ(mkdir(p.c_str(), 0700), 0);
+  auto st = WriteFileAtomic(p, "data");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, Err::kIo);
+  EXPECT_EQ(st.error().message.rfind(p + ": ", 0), 0u) << st.error().message;
+  EXPECT_TRUE(std::filesystem::is_directory(p));
+  EXPECT_EQ(d.Entries(), 1u);
+  // A missing directory: E_IO naming where it tried to write.
+  auto missing = WriteFileAtomic(d.path + "/no/such/file", "data");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, Err::kIo);
+  EXPECT_NE(missing.error().message.find(d.path + "/no/such/file"), std::string::npos);
 }
 
 TEST(WriteFileAtomicTest, ReplacesWholeWithTheModeAndLeavesNoTemporary) {

@@ -25,6 +25,14 @@ TEST(StateTest, NamesRoundTrip) {
   EXPECT_EQ(ParseState(""), std::nullopt);
 }
 
+TEST(StateTest, TargetHealthNamesRoundTrip) {
+  for (TargetHealth h : {TargetHealth::kOk, TargetHealth::kDegraded, TargetHealth::kDown})
+    EXPECT_EQ(ParseTargetHealth(TargetHealthName(h)), h);
+  EXPECT_EQ(TargetHealthName(TargetHealth::kDegraded), "degraded");
+  EXPECT_EQ(ParseTargetHealth("sideways"), std::nullopt);
+  EXPECT_EQ(ParseTargetHealth("Down"), std::nullopt);
+}
+
 TEST(StateTest, SourceColumns) {
   EXPECT_EQ(SourceColumn(Source::kWrapper), "PTY");
   EXPECT_EQ(SourceColumn(Source::kHook), "HOOK");

@@ -55,20 +55,18 @@ core::Result<double> StartWall(const std::string& dir) {
   return d["recording"]["start_wall"].GetDouble();
 }
 
-// The poller's sink: the engine, and the daemon's own rule for a pane a
-// fresher source owns (agg::FresherSourceOwns, as DaemonCore asks it) with
-// the daemon's default freshness (CoreOptions::fresh_owner).
+// The poller's sink: the engine, and the daemon's own rule for who owns a
+// pane (agg::FresherOwner, as DaemonCore asks it) with the daemon's default
+// freshness (CoreOptions::fresh_owner).
 class EngineSink final : public agg::CollectorSink {
  public:
   EngineSink(const state::Engine& engine, const TimeNs& now) : engine_(engine), now_(now) {}
   void OnTopology(const agg::Topology&) override {}
   void OnEvent(core::Event event) override { out.push_back(std::move(event)); }
-  bool OwnedByFresherSource(const std::string& target_id,
-                            const std::string& pane_id) const override {
+  agg::PaneOwner OwnerOf(const std::string& target_id, const std::string& pane_id) const override {
     const state::Runtime* rt = engine_.ActiveRuntime(target_id, pane_id);
-    if (rt == nullptr) return false;
-    return agg::FresherSourceOwns(*rt, engine_.Candidates(rt->runtime_id), now_,
-                                  agg::CoreOptions{}.fresh_owner);
+    if (rt == nullptr) return agg::PaneOwner::kNone;
+    return agg::FresherOwner(*rt, engine_.Candidates(rt->runtime_id), now_, agg::CoreOptions{}.fresh_owner);
   }
   std::vector<core::Event> out;
 
@@ -246,31 +244,37 @@ core::Result<Timeline> ReplayFused(const Fixture& f, std::shared_ptr<const Patte
     for (auto& e : evs) apply(std::move(e), t);
   };
   size_t next_hook = 0;
-  size_t shown = 0;  // the snapshot on screen now
-  auto screen_text = [&](size_t i) {
+  // Snapshots drawn by now. Before the first one the pane shows nothing the
+  // recorder kept (the screen from before the cast): a capture then reads a
+  // blank pane, never a screen that is drawn later.
+  size_t drawn = 0;
+  auto screen_text = [&] {
     std::string s;
-    for (const auto& l : f.snapshots[i].lines) s += l + "\n";
+    if (drawn > 0)
+      for (const auto& l : f.snapshots[drawn - 1].lines) s += l + "\n";
     return s;
   };
   const TimeNs stop = At(base, std::max(exit_t, f.snapshots.empty() ? 0.0 : f.snapshots.back().t));
-  for (TimeNs t = base; t <= stop;) {
-    // what happens next: a screen change, a hook, a capture or recheck due
-    TimeNs next = stop + 1;
-    if (shown + 1 < f.snapshots.size()) next = std::min(next, At(base, f.snapshots[shown + 1].t));
-    if (next_hook < arrivals.size()) next = std::min(next, arrivals[next_hook].at);
-    if (TimeNs d = poller.NextDeadline(); d != 0 && d > t) next = std::min(next, d);
-    if (next > stop) break;
-    t = next;
+  // From `base` on, as the daemon's loop: the new pane is captured at once
+  // (the poller's first capture of a pane is due when it appears).
+  for (TimeNs t = base;;) {
     now = t;
-    while (shown + 1 < f.snapshots.size() && At(base, f.snapshots[shown + 1].t) <= t) {
-      ++shown;
+    while (drawn < f.snapshots.size() && At(base, f.snapshots[drawn].t) <= t) {
+      ++drawn;
       poller.MarkChanged(pane_id, t);  // tmux's %output
     }
     while (next_hook < arrivals.size() && arrivals[next_hook].at <= t)
       apply(std::move(arrivals[next_hook++].event), t);
-    for (const auto& id : poller.TakeDueCaptures(t)) poller.OnCapture(id, screen_text(shown), t);
+    for (const auto& id : poller.TakeDueCaptures(t)) poller.OnCapture(id, screen_text(), t);
     poller.Tick(t);
     flush(t);
+    // what happens next: a screen change, a hook, a capture or recheck due
+    TimeNs next = stop + 1;
+    if (drawn < f.snapshots.size()) next = std::min(next, At(base, f.snapshots[drawn].t));
+    if (next_hook < arrivals.size()) next = std::min(next, arrivals[next_hook].at);
+    if (TimeNs d = poller.NextDeadline(); d != 0 && d > t) next = std::min(next, d);
+    if (next > stop) break;
+    t = next;
   }
   if (exit_t >= 0) {
     topo.panes.clear();

@@ -1,7 +1,9 @@
 // detect_corpus: a report tool for pattern authors. Replays fixtures in CAP
 // mode (or PTY mode with --pty) and prints the truth, the analyzer's
 // timeline and every disagreement, so a rule can be tuned on real screens.
-//   detect_corpus [--pty] [-q] FIXTURE_DIR...    (default: every fixture)
+//   detect_corpus [--pty] [--fused] [-q] FIXTURE_DIR...    (default: every
+//                                  fixture; --fused: the hooks variants fused
+//                                  with their hooks, F-PTY with --pty, else F-CAP)
 //   detect_corpus --gates [ROOT]   both modes (and, for the hooks variant, both
 //                                  fused with the hooks), one line per
 //                                  agent/version/mode held to the gates' bars;
@@ -135,6 +137,7 @@ int main(int argc, char** argv) {
   bool quiet = false;
   bool gates = false;
   bool latency = false;
+  bool fused = false;
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--pty") == 0)
@@ -145,6 +148,8 @@ int main(int argc, char** argv) {
       gates = true;
     else if (std::strcmp(argv[i], "--latency") == 0)
       latency = true;
+    else if (std::strcmp(argv[i], "--fused") == 0)
+      fused = true;
     else
       dirs.push_back(argv[i]);
   }
@@ -160,11 +165,13 @@ int main(int argc, char** argv) {
     return gates ? Gates(root, lib) : Latency(root, lib, pty);
   }
   if (dirs.empty()) dirs = FindFixtures(FixturesRoot());
+  const How how = fused ? (pty ? How::kFusedPty : How::kFusedCap) : (pty ? How::kPty : How::kCap);
   for (const auto& dir : dirs) {
+    if (fused && !HasHooks(dir)) continue;
     Fixture fx;
     Timeline t;
     double end = 0;
-    if (!LoadAndReplay(dir, pty ? How::kPty : How::kCap, lib, &fx, &t, &end)) return 2;
+    if (!LoadAndReplay(dir, how, lib, &fx, &t, &end)) return 2;
     const Fixture* f = &fx;
     Score s = ScoreTimeline(*f, t, end);
     std::printf(

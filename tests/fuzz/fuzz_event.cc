@@ -1,6 +1,6 @@
-// Fuzzes the event envelope codec: DecodeEvent and DecodeEventBatch must
-// never crash, and every event decoded must encode to JSON that decodes
-// back to the same event.
+// Fuzzes the event envelope codec: DecodeEvent, DecodeEventBatch and
+// DecodeEvents (POST /v1/events) must never crash, and every event decoded
+// must encode to JSON that decodes back to the same event.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -16,5 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!again.ok() || !(*again == *e)) std::abort();
   }
   (void)agt::core::DecodeEventBatch(json);
+  (void)agt::core::DecodeEvents(json);
   return 0;
 }

@@ -326,7 +326,7 @@ class HooksE2E(LabCase):
             self.assertEqual(e["source"], "hook")
             self.assertEqual(e["pane_id"], pane)
             self.assertEqual(e.get("runtime_id", ""), "")
-        self.assertEqual(signal_state(by["claude.SessionStart"]), "idle")
+        self.assertIsNone(signal_state(by["claude.SessionStart"]))  # startup: no state
         self.assertEqual(signal_state(by["claude.UserPromptSubmit"]), "running")
         self.assertEqual(signal_state(by["claude.PreToolUse"]), "running")
         perm = by["claude.PermissionRequest"]["signal"]

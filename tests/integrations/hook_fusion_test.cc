@@ -236,6 +236,66 @@ TEST(HookFusionTest, AnUnknownScreenDoesNotOutrankTheHooksRunning) {
   }
 }
 
+// Claude Code 2.1.330 in auto mode (tests/fixtures/claude/2.1.330/auto/
+// shell_risky_*+hooks, times as recorded): a command the pre-screen does not
+// clear shows the notice "Auto mode can't check actions in this session" and
+// then a No/Yes dialog. No hook reports either: the hooks' last word is
+// PreToolUse's running.
+void UpToTheAutoModeDialogs(Pane& p) {
+  p.Screen(0.675, State::kIdle, "claude.prompt.idle", Confidence::kMedium);
+  p.Hook(2.817, "UserPromptSubmit");
+  p.Screen(2.879, State::kRunning, "claude.footer.interrupt");
+  p.Hook(3.224, "PreToolUse");
+  p.Screen(3.420, State::kWaitingApproval, "claude.auto_mode_unavailable");
+  p.Screen(5.567, State::kWaitingApproval, "claude.approval.shell");
+}
+
+TEST(HookFusionTest, AutoModeDeniedTheScreensTurnEndBeatsTheHooksLaggingRunning) {
+  // Denied with Esc: the prompt is back (idle, the prompt rule's medium
+  // confidence) and no hook fires until SessionEnd 3.6 s later. The screen
+  // saw a dialog after the hooks' last report and then the turn end: its
+  // newer knowledge wins (docs/precedence.md row 1c).
+  for (bool wrapped : {true, false}) {
+    SCOPED_TRACE(wrapped ? "wrapped" : "unwrapped");
+    Pane p(wrapped);
+    UpToTheAutoModeDialogs(p);
+    EXPECT_EQ(p.At(3.5).signal.state, State::kWaitingApproval);
+    EXPECT_EQ(p.At(5.6).signal.rule_id, "claude.approval.shell");
+    p.Screen(7.257, State::kIdle, "claude.prompt.idle", Confidence::kMedium);
+    const state::PaneState& s = p.At(10.7);
+    EXPECT_EQ(s.signal.state, State::kIdle);
+    EXPECT_EQ(s.signal.rule_id, "claude.prompt.idle");
+    EXPECT_EQ(s.source, wrapped ? Source::kWrapper : Source::kPoller);
+  }
+}
+
+TEST(HookFusionTest, AutoModeApprovedTheHooksTakeTheTurnBack) {
+  for (bool wrapped : {true, false}) {
+    SCOPED_TRACE(wrapped ? "wrapped" : "unwrapped");
+    Pane p(wrapped);
+    UpToTheAutoModeDialogs(p);
+    p.Screen(7.2, State::kRunning, "claude.footer.interrupt");  // Yes: the command runs
+    EXPECT_EQ(p.At(7.3).signal.state, State::kRunning);
+    p.Hook(8.102, "PostToolUse");
+    p.Hook(8.460, "Stop");
+    p.Screen(8.5, State::kIdle, "claude.prompt.idle", Confidence::kMedium);
+    EXPECT_EQ(p.At(8.6).signal.state, State::kCompleted);
+    EXPECT_EQ(p.At(8.6).source, Source::kHook);
+  }
+}
+
+TEST(HookFusionTest, AScreenIdleWithoutADialogDoesNotEndTheHooksTurn) {
+  // Between tool calls the prompt may show for a moment; without a dialog
+  // the screen saw after the hooks' last report, the hooks' running stands.
+  Pane p(/*wrapped=*/true);
+  p.Hook(1.0, "UserPromptSubmit");
+  p.Screen(1.1, State::kRunning, "claude.footer.interrupt");
+  p.Hook(2.0, "PreToolUse");
+  p.Screen(2.5, State::kIdle, "claude.prompt.idle", Confidence::kMedium);
+  EXPECT_EQ(p.At(2.6).signal.state, State::kRunning);
+  EXPECT_EQ(p.At(2.6).source, Source::kHook);
+}
+
 TEST(HookFusionTest, AQuestionThroughThePermissionHookIsWaitingInput) {
   // Fault 2: AskUserQuestion arrives through PermissionRequest.
   for (bool wrapped : {true, false}) {

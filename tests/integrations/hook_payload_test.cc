@@ -51,7 +51,8 @@ TEST(HookPayloadTest, ClaudeLifecycleMapsToStates) {
       {"SubagentStop", "", State::kRunning},
       {"StopFailure", R"("error":"overloaded")", State::kError},
       {"PreCompact", "", State::kRunning},
-      {"SessionStart", R"("source":"startup")", State::kIdle},
+      {"SessionStart", R"("source":"resume")", State::kIdle},
+      {"SessionStart", R"("source":"clear")", State::kIdle},
       {"SessionStart", R"("source":"compact")", State::kRunning},
       {"Notification", R"("notification_type":"idle_prompt","message":"waiting")", State::kIdle},
   };
@@ -66,6 +67,16 @@ TEST(HookPayloadTest, ClaudeLifecycleMapsToStates) {
     EXPECT_TRUE(e.runtime_id.empty());
     EXPECT_FALSE(e.dedupe_key.empty());
   }
+}
+
+TEST(HookPayloadTest, ClaudeSessionStartAtStartUpSaysNothingOfTheState) {
+  // Claude Code fires it before it draws its prompt (0.07-0.13 s before, in
+  // every hooks recording of 2.1.330) and before a start-up dialog: the
+  // session began, the prompt is not there yet. The screen says when it is.
+  core::Event e = Must(HookKind::kClaude, Claude("SessionStart", R"("source":"startup")"));
+  EXPECT_EQ(e.event_type, "claude.SessionStart");
+  EXPECT_FALSE(e.signal.has_value());
+  EXPECT_FALSE(e.dedupe_key.empty());
 }
 
 TEST(HookPayloadTest, ClaudePermissionRequestCarriesToolDetail) {
@@ -212,7 +223,7 @@ TEST(HookPayloadRealTest, ClaudeBashApprovalTurn) {
   struct Case {
     const char* event;
     State state;
-  } cases[] = {{"SessionStart", State::kIdle},      {"UserPromptSubmit", State::kRunning},
+  } cases[] = {{"UserPromptSubmit", State::kRunning},
                {"PreToolUse", State::kRunning},     {"PermissionRequest", State::kWaitingApproval},
                {"PostToolUse", State::kRunning},    {"Stop", State::kCompleted}};
   std::set<std::string> keys;
@@ -225,6 +236,10 @@ TEST(HookPayloadRealTest, ClaudeBashApprovalTurn) {
     EXPECT_EQ(e.pane_id, "%7");
     EXPECT_TRUE(keys.insert(e.dedupe_key).second) << "dedupe key repeats";
   }
+  core::Event start = Must(HookKind::kClaude, ReadFixture(dir + "SessionStart.json"));
+  EXPECT_EQ(start.event_type, "claude.SessionStart");
+  EXPECT_FALSE(start.signal.has_value()) << "source startup: recorded, no state";
+  EXPECT_TRUE(keys.insert(start.dedupe_key).second) << "dedupe key repeats";
   core::Event perm = Must(HookKind::kClaude, ReadFixture(dir + "PermissionRequest.json"));
   EXPECT_EQ(perm.signal->detail.approval_type, "shell");
   EXPECT_EQ(perm.signal->detail.details, "mkdir -p build/out && touch build/out/lab.txt");

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include <toml++/toml.h>
+#include "libagtcore/toml_parse.h"
 
 namespace agt::cli {
 namespace {
@@ -186,12 +186,12 @@ const char* kCodexConfig =
 const std::vector<std::string> kArgv = {"/usr/bin/agtmux", "hook", "codex-notify"};
 
 toml::table ParseToml(const std::string& s) {
-  try {
-    return toml::parse(s);
-  } catch (const toml::parse_error& e) {
-    ADD_FAILURE() << "not valid TOML: " << e.description() << "\n" << s;
+  auto t = core::ParseToml(s, "merged", core::Err::kConfigInvalid);
+  if (!t.ok()) {
+    ADD_FAILURE() << "not valid TOML: " << t.error().message << "\n" << s;
     return {};
   }
+  return std::move(*t);
 }
 
 std::vector<std::string> Strings(const toml::node* n) {

@@ -119,6 +119,19 @@ TEST_F(LifecycleTest, CollectorDoesNotReplaceAWrappedRuntime) {
   EXPECT_EQ(engine_.ActiveRuntime("host", "%1")->runtime_id, "w1");
 }
 
+// Issue 15 item 7: a new tmux server reuses pane ids. An agent the
+// collector sees in the new server's %1 is not the old server's wrapped %1.
+TEST_F(LifecycleTest, AWrappedRuntimeOfAnEarlierServerDoesNotHoldThePane) {
+  Apply(WrapperStart("w1", "%1", 100, T(0)));
+  Effects fx = Apply(Observed("o1", "%1", 99, T(5), T(6), "boot-B"));
+  EXPECT_EQ(fx.disposition, Disposition::kApplied);
+  const Runtime* rt = engine_.ActiveRuntime("host", "%1");
+  ASSERT_NE(rt, nullptr);
+  EXPECT_NE(rt->runtime_id, "w1");
+  EXPECT_EQ(rt->boot_id, "boot-B");
+  EXPECT_EQ(ActiveCount("%1"), 1);
+}
+
 TEST_F(LifecycleTest, ExitEndsTheRuntime) {
   Apply(WrapperStart("w1", "%1", 100, T(0)));
   Effects fx = Apply(Ev(et::kWrapperExited, Source::kWrapper, "x").Rt("w1").At(T(4)));

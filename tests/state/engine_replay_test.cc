@@ -30,8 +30,7 @@ using namespace testing;  // NOLINT: the event builders
 class StreamBuilder {
  public:
   // Every event is ingested 50 ms after its source time unless told otherwise.
-  void Add(Ev ev, double lag = 0.05) {
-    Event e = ev;
+  void Add(Event e, double lag = 0.05) {
     if (e.ingested_at == e.event_time) e.ingested_at = e.event_time + static_cast<TimeNs>(lag * 1e9);
     events_.push_back(std::move(e));
   }
@@ -132,6 +131,27 @@ std::vector<Event> RecordedStream() {
   s.Add(Ev(et::kTargetHealthChanged, Source::kPoller, "vm1-ok").Pane("vm1", "").Health("ok").At(T(70)));
   s.Add(Ev(et::kTargetHealthChanged, Source::kPoller, "vm1-down2").Pane("vm1", "").Health("down").At(T(80)));
 
+  // Pane %5: a wrapped Claude in auto mode (docs/precedence.md row 1c): a
+  // dialog no hook reports after PreToolUse, denied; the prompt is back and
+  // no hook follows. And a hook wait shown with the screen's options (row 5).
+  s.Add(WrapperStart("w5", "%5", 500, T(0), 0));
+  seq = 0;
+  hook("w5-prompt", "w5", 1, State::kRunning);
+  wrap("w5", 1.1, State::kRunning);
+  hook("w5-pre", "w5", 2, State::kRunning);
+  wrap("w5", 2.3, State::kWaitingApproval);
+  wrap("w5", 4.5, State::kWaitingApproval, Confidence::kMedium);
+  wrap("w5", 6, State::kIdle, Confidence::kMedium);
+  // Pane %6: the wrapper reads a question, the hooks call it an approval.
+  s.Add(WrapperStart("w6", "%6", 600, T(0), 0));
+  {
+    Event q = Ev(et::kStateChanged, Source::kWrapper, "w6-q").Rt("w6").Seq(1).At(T(3)).Sig(State::kWaitingInput);
+    q.signal->detail.choices = {"pytest", "unittest", "doctest"};
+    q.signal->detail.cursor_position = 2;
+    s.Add(q);
+  }
+  hook("w6-perm", "w6", 3.2, State::kWaitingApproval);
+
   // Pane %9: a hook from a pane no runtime ever appears in.
   s.Add(Ev(et::kStateChanged, Source::kHook, "p9").Pane("host", "%9").At(T(8)).Sig(State::kRunning));
 
@@ -190,7 +210,7 @@ TEST(Replay, InOrderRunShowsTheExpectedStates) {
   Outcome o = RunStream(RecordedStream());
   std::map<std::string, PaneState> by_pane;
   for (const PaneState& p : o.panes) by_pane[p.target_id + "/" + p.pane_id] = p;
-  ASSERT_EQ(by_pane.size(), 4u);  // %1 %2 %3 vm1/%4; %9 never had a runtime, so no pane
+  ASSERT_EQ(by_pane.size(), 6u);  // %1 %2 %3 %5 %6 vm1/%4; %9 never had a runtime, so no pane
   // %1: the screen's approval (seq 4) wins over the fast-clocked hook.
   EXPECT_EQ(by_pane["host/%1"].runtime_id, "w2");
   EXPECT_EQ(by_pane["host/%1"].signal.state, State::kWaitingApproval);
@@ -201,6 +221,13 @@ TEST(Replay, InOrderRunShowsTheExpectedStates) {
   EXPECT_EQ(by_pane["host/%3"].signal.state, State::kIdle);
   EXPECT_EQ(by_pane["host/%3"].signal.rule_id, "demotion");
   EXPECT_EQ(by_pane["vm1/%4"].signal.reason_code, "target_unreachable");
+  // %5: the screen saw the dialog and the turn end after the hooks' running.
+  EXPECT_EQ(by_pane["host/%5"].signal.state, State::kIdle);
+  EXPECT_EQ(by_pane["host/%5"].source, Source::kWrapper);
+  // %6: the hooks' state, the screen's options.
+  EXPECT_EQ(by_pane["host/%6"].signal.state, State::kWaitingApproval);
+  EXPECT_EQ(by_pane["host/%6"].source, Source::kHook);
+  EXPECT_EQ(by_pane["host/%6"].signal.detail.choices, (std::vector<std::string>{"pytest", "unittest", "doctest"}));
   EXPECT_EQ(o.inbox.at("id-p9").second, "bind_no_candidate");
   EXPECT_EQ(o.inbox.at("id-p3-prompt").first, InboxStatus::kBound);
   EXPECT_EQ(o.stored.at("id-p2-late").runtime_id, ObservedId("host", "%2", 0, T(1)));

@@ -287,6 +287,34 @@ TEST_F(EngineTest, HookApprovalClearedByTheNextToolEvent) {
   EXPECT_EQ(Pane().signal.state, State::kRunning);
 }
 
+TEST_F(EngineTest, AHookWaitIsShownWithTheOptionsTheScreenReads) {
+  // A hook's wait carries no options; when it wins while the screen reads a
+  // dialog too, the pane shows the hook's state with the screen's detail
+  // (docs/precedence.md row 5), which is what `agtmux respond` checks.
+  StartW1();
+  Event screen = StateEv("q", Source::kWrapper, "w1", State::kWaitingInput, T(1));
+  screen.signal->rule_id = "gemini.question";
+  screen.signal->detail.approval_type = "user_question";
+  screen.signal->detail.details = "Which test framework should I use?";
+  screen.signal->detail.choices = {"pytest", "unittest", "doctest"};
+  screen.signal->detail.cursor_position = 2;
+  Apply(screen);
+  Event hook = StateEv("n", Source::kHook, "w1", State::kWaitingApproval, T(2));
+  hook.signal->rule_id = "gemini.Notification.ToolPermission";
+  hook.signal->detail.approval_type = "tool";
+  hook.signal->detail.details = "Tool requires confirmation";
+  Apply(hook);
+  EXPECT_EQ(Pane().signal.state, State::kWaitingApproval);
+  EXPECT_EQ(Pane().source, Source::kHook);
+  EXPECT_EQ(Pane().signal.rule_id, "gemini.Notification.ToolPermission");
+  EXPECT_EQ(Pane().signal.detail, screen.signal->detail);
+  // The screen reads the dialog gone (row 1b): nothing of it is lent.
+  Apply(StateEv("r", Source::kWrapper, "w1", State::kUnknown, T(3), Confidence::kLow)
+            .Sig(State::kUnknown, Confidence::kLow, "", "no_rule_matched"));
+  EXPECT_EQ(Pane().signal.state, State::kRunning);
+  EXPECT_TRUE(Pane().signal.detail.empty());
+}
+
 class DemotionTest : public EngineTest {
  protected:
   void SetUp() override {

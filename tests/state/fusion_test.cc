@@ -155,6 +155,69 @@ TEST(Fusion, Row1AStaleScreenNeverEndsAFreshHookWait) {
   EXPECT_FALSE(u.answered[I(Source::kHook)]) << "a stale screen cannot say the dialog went";
 }
 
+TEST(Fusion, Row1cAScreenThatSawADialogAfterTheHooksRunningEndsItWithTheTurn) {
+  // Claude Code's auto mode: PreToolUse @0.5 (running), a dialog no hook
+  // reports @1.2 (the screen's wait), denied: the prompt is back @2 (idle,
+  // medium: the prompt rule) and no hook fires until SessionEnd.
+  for (State end : {State::kIdle, State::kCompleted, State::kError}) {
+    for (Confidence c : {Confidence::kHigh, Confidence::kMedium}) {
+      Set s;
+      s.HookTurn(0.5).ScreenWait(1.2);
+      s.Add(Cand(Source::kHook, State::kRunning, 0.5)).Add(Cand(Source::kWrapper, end, 2, c));
+      FusionResult r = s.Run();
+      ASSERT_TRUE(r.has_winner);
+      EXPECT_EQ(r.winner, Source::kWrapper) << core::StateName(end);
+      EXPECT_EQ(r.verdict[I(Source::kHook)], FusionVerdict::kSuperseded);
+      EXPECT_EQ(r.rule[I(Source::kHook)], fusion_rule::kScreenSawTurnEnd);
+    }
+  }
+}
+
+TEST(Fusion, Row1cNeedsADialogAfterTheHooksLastReport) {
+  // No dialog: a screen idle between tool calls does not end the hooks' turn.
+  Set none;
+  none.HookTurn(0.5);
+  none.Add(Cand(Source::kHook, State::kRunning, 0.5)).Add(Cand(Source::kPoller, State::kIdle, 2));
+  EXPECT_EQ(none.Run().winner, Source::kHook);
+  // A dialog before the hooks' last report (approved; PostToolUse followed)
+  // says nothing about the turn since.
+  Set earlier;
+  earlier.ScreenWait(0.3).HookTurn(0.5);
+  earlier.Add(Cand(Source::kHook, State::kRunning, 0.5)).Add(Cand(Source::kPoller, State::kIdle, 2));
+  EXPECT_EQ(earlier.Run().winner, Source::kHook);
+  // The screen's reading must come after the dialog: its idle before it is old.
+  Set before;
+  before.HookTurn(0.5).ScreenWait(1.2);
+  before.Add(Cand(Source::kHook, State::kRunning, 0.5)).Add(Cand(Source::kPoller, State::kIdle, 1));
+  EXPECT_EQ(before.Run().winner, Source::kHook);
+}
+
+TEST(Fusion, Row1cEndsOnlyARunningTurnAndOnlyWithATurnEnd) {
+  // After the dialog the screen reads work again (approved) or nothing it
+  // knows: the hooks' running stands (equal state, or unknown ranks last).
+  for (State after : {State::kRunning, State::kUnknown}) {
+    Set s;
+    s.HookTurn(0.5).ScreenWait(1.2);
+    s.Add(Cand(Source::kHook, State::kRunning, 0.5))
+        .Add(Cand(Source::kWrapper, after, 2, after == State::kUnknown ? Confidence::kLow : Confidence::kHigh));
+    FusionResult r = s.Run();
+    EXPECT_EQ(r.winner, Source::kHook) << core::StateName(after);
+    EXPECT_NE(r.verdict[I(Source::kHook)], FusionVerdict::kSuperseded);
+  }
+  // A hook that said the turn ended is not a lagging running.
+  Set done;
+  done.HookTurn(0.5).ScreenWait(1.2);
+  done.Add(Cand(Source::kHook, State::kCompleted, 0.5)).Add(Cand(Source::kWrapper, State::kIdle, 2));
+  EXPECT_EQ(done.Run().winner, Source::kHook);
+}
+
+TEST(Fusion, Row1cAStaleScreenEndsNothing) {
+  Set s;
+  s.HookTurn(0.5).ScreenWait(1.2);
+  s.Add(Cand(Source::kHook, State::kRunning, 0.5)).Add(Cand(Source::kPoller, State::kIdle, 2), /*fresh=*/false);
+  EXPECT_EQ(s.Run().winner, Source::kHook);
+}
+
 TEST(Fusion, Row1AlsoClearsAHookError) {
   Set s;
   s.Add(Cand(Source::kHook, State::kError, 1)).Add(Cand(Source::kPoller, State::kIdle, 2));
@@ -273,6 +336,41 @@ TEST(Fusion, ATiedWaitGoesToTheScreenThatShowsTheOptions) {
     s.Add(Cand(Source::kHook, st, 3)).Add(Cand(Source::kWrapper, st, 1));
     EXPECT_EQ(s.Run().winner, Source::kWrapper) << core::StateName(st);
   }
+}
+
+TEST(Fusion, AHookWaitThatWinsShowsTheScreensDetail) {
+  // The hooks' wait outranks the screen's (a question the hooks call an
+  // approval), or a newer hook wait superseded a medium-confidence screen
+  // wait (row 2): the state is the hook's, the options are the screen's.
+  Set outranks;
+  outranks.Add(Cand(Source::kPoller, State::kWaitingInput, 1)).Add(Cand(Source::kHook, State::kWaitingApproval, 2));
+  FusionResult a = outranks.Run();
+  EXPECT_EQ(a.winner, Source::kHook);
+  EXPECT_TRUE(a.detail_from_screen);
+  EXPECT_EQ(a.detail_source, Source::kPoller);
+  Set superseded;
+  superseded.Add(Cand(Source::kWrapper, State::kWaitingApproval, 1, Confidence::kMedium))
+      .Add(Cand(Source::kHook, State::kWaitingApproval, 2));
+  FusionResult b = superseded.Run();
+  EXPECT_EQ(b.winner, Source::kHook);
+  EXPECT_TRUE(b.detail_from_screen);
+  EXPECT_EQ(b.detail_source, Source::kWrapper);
+  // The newest screen reading decides: an older wrapper wait under a newer
+  // poller running is a dialog that went.
+  Set went;
+  went.Add(Cand(Source::kWrapper, State::kWaitingApproval, 1, Confidence::kMedium))
+      .Add(Cand(Source::kPoller, State::kUnknown, 1.5, Confidence::kLow))
+      .Add(Cand(Source::kHook, State::kWaitingApproval, 2));
+  EXPECT_FALSE(went.Run().detail_from_screen);
+  // A stale screen wait lends nothing; a screen winner needs no loan.
+  Set stale;
+  stale.Add(Cand(Source::kPoller, State::kWaitingInput, 1), false).Add(Cand(Source::kHook, State::kWaitingApproval, 2));
+  EXPECT_FALSE(stale.Run().detail_from_screen);
+  Set tie;
+  tie.Add(Cand(Source::kHook, State::kWaitingApproval, 3)).Add(Cand(Source::kWrapper, State::kWaitingApproval, 1));
+  FusionResult t = tie.Run();
+  EXPECT_EQ(t.winner, Source::kWrapper);
+  EXPECT_FALSE(t.detail_from_screen);
 }
 
 TEST(Fusion, ATieWithinOneKindGoesToTheNewerByRows4And4b) {

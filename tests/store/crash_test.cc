@@ -1,4 +1,4 @@
-// Crash safety (spec §6): a child process ingesting events through the real
+// Crash safety (docs/spec.md §6): a child process ingesting events through the real
 // engine and store (store_crash_child) is SIGKILLed at random points, many
 // times over the same database. After every kill the database passes
 // PRAGMA integrity_check and holds every event whose ingest was

@@ -1,5 +1,5 @@
-// The store's schema: every table, column and index of spec §6 / seed 002
-// §7.3 and §7.3.1 exists, migrations are idempotent and refuse a newer
+// The store's schema: every table, column and index of docs/spec.md §6 and
+// docs/store.md exists, migrations are idempotent and refuse a newer
 // database, and the database-level invariants (partial unique index,
 // dedupe uniqueness, CHECKs) hold.
 #include "state/store/schema.h"

@@ -1,7 +1,10 @@
-// When the CAP poller may stay silent on a pane (aggregator/daemon/daemon_core.h
-// FresherSourceOwns): the faults of issue 15 came from a poller silenced by
-// hooks whose last word was a wait (the screen never saw the dialog go) or
-// Codex's notify (a finished turn muted the screen through the next one).
+// Who owns an unwrapped pane, and so what the CAP poller reports for it
+// (aggregator/daemon/daemon_core.h FresherOwner, docs/observe.md): the
+// faults of issue 15 came from a poller silenced by hooks whose last word
+// was a wait (the screen never saw the dialog go), by Codex's notify (a
+// finished turn muted the screen through the next one), and by hooks that
+// said running while a dialog no hook reports (Claude Code's auto mode) was
+// on screen.
 #include <gtest/gtest.h>
 
 #include "aggregator/daemon/daemon_core.h"
@@ -29,43 +32,52 @@ state::Runtime Observed() {
   return rt;
 }
 
-TEST(FresherSourceOwns, TheWrapperAlwaysReadsItsOwnScreen) {
+TEST(FresherOwner, TheWrapperAlwaysReadsItsOwnScreen) {
   state::Runtime rt;
   rt.owner = Source::kWrapper;
-  EXPECT_TRUE(FresherSourceOwns(rt, {}, kNow, kFresh));
+  EXPECT_EQ(FresherOwner(rt, {}, kNow, kFresh), PaneOwner::kWrapper);
+  EXPECT_EQ(FresherOwner(rt, {Cand(Source::kHook, State::kRunning, core::kNsPerSec)}, kNow, kFresh),
+            PaneOwner::kWrapper);
 }
 
-TEST(FresherSourceOwns, HooksOwnWhileTheAgentWorksOrHasJustFinished) {
+TEST(FresherOwner, HooksOwnTheLifecycleWhileTheAgentWorksOrHasJustFinished) {
+  // Owned, not silenced: the poller still reports the dialogs no hook
+  // reports (auto mode's notice and its No/Yes dialog), and what ends them.
   for (State s : {State::kRunning, State::kCompleted}) {
-    EXPECT_TRUE(FresherSourceOwns(Observed(), {Cand(Source::kHook, s, core::kNsPerSec)}, kNow, kFresh))
+    EXPECT_EQ(FresherOwner(Observed(), {Cand(Source::kHook, s, core::kNsPerSec)}, kNow, kFresh),
+              PaneOwner::kHooks)
         << core::StateName(s);
-    EXPECT_FALSE(FresherSourceOwns(Observed(), {Cand(Source::kHook, s, 61 * core::kNsPerSec)}, kNow, kFresh))
+    EXPECT_EQ(FresherOwner(Observed(), {Cand(Source::kHook, s, 61 * core::kNsPerSec)}, kNow, kFresh),
+              PaneOwner::kNone)
         << "an old opinion owns nothing";
   }
 }
 
-TEST(FresherSourceOwns, AHookWaitLeavesTheScreenToTheCapture) {
+TEST(FresherOwner, AHookWaitLeavesTheScreenToTheCapture) {
   // Fault 1, unwrapped: with the poller silent, nothing saw the approved
   // dialog go and waiting_approval lasted the whole 8 s tool run.
   for (State s : {State::kWaitingApproval, State::kWaitingInput, State::kError, State::kIdle,
                   State::kUnknown}) {
-    EXPECT_FALSE(FresherSourceOwns(Observed(), {Cand(Source::kHook, s, core::kNsPerSec)}, kNow, kFresh))
+    EXPECT_EQ(FresherOwner(Observed(), {Cand(Source::kHook, s, core::kNsPerSec)}, kNow, kFresh),
+              PaneOwner::kNone)
         << core::StateName(s);
   }
 }
 
-TEST(FresherSourceOwns, CodexNotifyNeverOwns) {
+TEST(FresherOwner, CodexNotifyNeverOwns) {
   // agent-turn-complete is the only thing notify says: the next turn (and
   // its approvals) is only on screen.
-  EXPECT_FALSE(FresherSourceOwns(Observed(), {Cand(Source::kNotify, State::kCompleted, core::kNsPerSec)},
-                                 kNow, kFresh));
+  EXPECT_EQ(FresherOwner(Observed(), {Cand(Source::kNotify, State::kCompleted, core::kNsPerSec)}, kNow,
+                         kFresh),
+            PaneOwner::kNone);
 }
 
-TEST(FresherSourceOwns, AStaleHookOwnsNothing) {
+TEST(FresherOwner, AStaleHookOwnsNothing) {
   state::Candidate c = Cand(Source::kHook, State::kRunning, core::kNsPerSec);
   c.stale = true;
-  EXPECT_FALSE(FresherSourceOwns(Observed(), {c}, kNow, kFresh));
-  EXPECT_FALSE(FresherSourceOwns(Observed(), {Cand(Source::kPoller, State::kRunning, 0)}, kNow, kFresh));
+  EXPECT_EQ(FresherOwner(Observed(), {c}, kNow, kFresh), PaneOwner::kNone);
+  EXPECT_EQ(FresherOwner(Observed(), {Cand(Source::kPoller, State::kRunning, 0)}, kNow, kFresh),
+            PaneOwner::kNone);
 }
 
 }  // namespace

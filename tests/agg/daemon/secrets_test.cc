@@ -14,11 +14,13 @@
 #include <rapidjson/document.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
+#include "libagtcore/process.h"
 #include "tests/agg/daemon_harness.h"
 #include "tests/core/secret_samples.h"
 
@@ -178,16 +180,11 @@ TEST_F(SecretsTest, NoSecretReachesAnyFileByAnyPath) {
     producers.push_back(static_cast<pid_t>(std::stol(name.substr(8))));
   }
   EXPECT_TRUE(wrapper_spooled) << "the wrapper's dialog did not reach its spool";
-  // The daemon drains only the files of producers that are gone; the
-  // window closes a moment before the wrapper's process ends, and tmux may
-  // leave it a zombie for seconds (gone: exited, reaped or not).
+  // The daemon drains only the files of producers that are gone (by the
+  // same test); the window closes a moment before the wrapper's process
+  // ends, and tmux may leave it a zombie for seconds.
   ASSERT_TRUE(PollUntil([&] {
-    for (pid_t p : producers) {
-      const std::string stat = ReadFile("/proc/" + std::to_string(p) + "/stat");
-      const size_t end = stat.rfind(") ");
-      if (!stat.empty() && end != std::string::npos && end + 2 < stat.size() && stat[end + 2] != 'Z') return false;
-    }
-    return true;
+    return std::none_of(producers.begin(), producers.end(), [](pid_t p) { return core::ProcessAlive(p); });
   }, 10000)) << "the wrapper's process did not end";
   {
     std::vector<std::string> leaks = Leaks();

@@ -5,14 +5,20 @@
 // and `agtmux list` aligns a CJK + emoji session name by display width.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "cli/table.h"
+#include "libagtcore/file_reader.h"
+#include "libagtcore/net/tmux_identity.h"
 #include "tests/agg/daemon_harness.h"
 #include "tests/agg/targets/sshd_fixture.h"
 
@@ -260,6 +266,78 @@ TEST_F(TmuxTest, AnSshTargetsFailureReasonIsShownWhereUsersLook) {
   auto cli = env_.Run({AGTMUX_BIN, "target", "add", "evil", "--kind", "ssh", "--ssh-target=-oProxyCommand=id"});
   EXPECT_NE(cli.status, 0);
   EXPECT_NE(cli.err.find("E_TARGET_INVALID"), std::string::npos) << cli.err;
+}
+
+/// The row of `pane` in a /v1/panes answer, or null.
+const rapidjson::Value* RowOf(const rapidjson::Document& d, const std::string& pane) {
+  if (!d.IsObject() || !d.HasMember("items")) return nullptr;
+  for (const auto& it : d["items"].GetArray())
+    if (pane == it["identity"]["pane_id"].GetString()) return &it;
+  return nullptr;
+}
+
+// Issue 15 item 7: a tmux server killed and a new one started on the same
+// socket. The new server's panes reuse the old ids (%0 again), but pane
+// identity includes the server's boot id: the new %0 never shows the old
+// %0's state, and the new server is followed by itself, promptly.
+TEST_F(TmuxTest, ANewServerOnTheSameSocketIsANewPaneIdentity) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "old", "sh"}).status, 0);
+  ASSERT_NO_FATAL_FAILURE(AddLabTarget());
+  ASSERT_TRUE(PollUntil([&] { return PaneCount() == 1; }, 10000));
+  std::string pid = Tmux({"display-message", "-p", "-t", "old", "#{pid}"}).out;
+  core::RealFileReader files;
+  auto boot = net::TmuxServerBootId(std::stoll(pid), files);
+  ASSERT_TRUE(boot.ok());
+  // A wrapped agent in the old server's %0 finished its turn, and its server
+  // was then killed (the wrapper never said goodbye: killed with it).
+  auto r = daemon_->Call(
+      "POST", "/v1/events",
+      "{\"events\":[" +
+          EventJson("01JK0000000000000000000001", "wrapper_started", "rt-kkkkkkkkkkkkkkkk", "%0",
+                    ",\"pid\":4242,\"runtime\":{\"agent_type\":\"claude\",\"tmux_socket\":\"" + socket_ +
+                        "\",\"boot_id\":\"" + *boot + "\",\"started_at\":\"2026-11-22T04:00:00Z\"}") +
+          "," + StateEvent("01JK0000000000000000000002", "rt-kkkkkkkkkkkkkkkk", "%0", "completed", 1) + "]}");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 200) << r->body;
+  ASSERT_TRUE(PollUntil([&] {
+    auto d = Panes();
+    const auto* row = RowOf(d, "%0");
+    return row && row->HasMember("state") && std::string((*row)["state"].GetString()) == "completed";
+  }));
+  ASSERT_EQ(Tmux({"kill-server"}).status, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // the old server is long gone
+
+  // A new server on the same socket, whose first pane is %0 again.
+  auto created = Tmux({"new-session", "-d", "-s", "new", "sh"});
+  ASSERT_EQ(created.status, 0) << created.err;
+  const auto started = std::chrono::steady_clock::now();
+  double seen_after = -1;
+  std::string wrong;
+  // Watched until 1.5 s after the new %0 appeared (the old state used to
+  // show for about a second), or 6 s.
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  while (elapsed() < 6 && (seen_after < 0 || elapsed() < seen_after + 1.5)) {
+    auto d = Panes();
+    const auto* row = RowOf(d, "%0");
+    if (row && std::string((*row)["identity"]["session_name"].GetString()) == "new") {
+      if (seen_after < 0) seen_after = elapsed();
+      // A plain shell: no agent, no runtime, none of the old state.
+      if ((*row)["agent"].GetBool() || !(*row)["runtime_id"].IsNull()) {
+        rapidjson::StringBuffer b;
+        rapidjson::Writer<rapidjson::StringBuffer> w(b);
+        row->Accept(w);
+        wrong = b.GetString();
+        break;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(wrong, "") << "the new server's %0 showed the old %0's state";
+  ASSERT_GE(seen_after, 0) << "the new server was never followed";
+  // A behaviour bound with a wide margin (the goal is 100 ms, see
+  // bench/agg): found by itself, not after seconds of backoff.
+  EXPECT_LT(seen_after, 1.0) << "the new server's pane appeared only after " << seen_after << " s";
+  std::printf("new server followed after %.3f s\n", seen_after);
 }
 
 /// Processes whose command line holds every one of `parts` (read with

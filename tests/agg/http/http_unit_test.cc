@@ -1,7 +1,8 @@
 // Unit tests of the daemon's request parsing, query and cursor grammar,
-// and view filters (no sockets).
+// view filters, and the error table and body (no sockets).
 #include <gtest/gtest.h>
 
+#include "aggregator/http/api_error.h"
 #include "aggregator/http/http_request.h"
 #include "aggregator/http/views.h"
 #include "aggregator/http/watch_hub.h"
@@ -95,5 +96,34 @@ TEST(ViewFilter, NamesTheBadParameter) {
   EXPECT_FALSE(ParseViewFilter({{"target", "a"}, {"all_targets", "1"}}).ok());
 }
 
+
+// One table maps error codes to HTTP statuses for the routes, the action
+// service and the server (docs/api.md, Errors).
+TEST(ApiError, StatusForEachKindOfCode) {
+  using core::Err;
+  EXPECT_EQ(HttpStatusFor(Err::kRefNotFound), 404);
+  EXPECT_EQ(HttpStatusFor(Err::kNotFound), 404);
+  for (Err e : {Err::kRuntimeStale, Err::kPreconditionFailed, Err::kSnapshotExpired,
+                Err::kIdempotencyConflict})
+    EXPECT_EQ(HttpStatusFor(e), 409) << core::ErrName(e);
+  EXPECT_EQ(HttpStatusFor(Err::kPolicyBlocked), 403);
+  EXPECT_EQ(HttpStatusFor(Err::kTargetUnreachable), 502);
+  for (Err e : {Err::kIo, Err::kStore, Err::kInternal, Err::kTimeout})
+    EXPECT_EQ(HttpStatusFor(e), 500) << core::ErrName(e);
+  for (Err e : {Err::kRefInvalid, Err::kRefInvalidEncoding, Err::kRefAmbiguous, Err::kPayloadInvalid,
+                Err::kRequestInvalid, Err::kTargetInvalid, Err::kCursorInvalid})
+    EXPECT_EQ(HttpStatusFor(e), 400) << core::ErrName(e);
+}
+
+TEST(ApiError, BodyAndResponse) {
+  core::Error e = core::MakeError(core::Err::kRefNotFound, "no pane \"%7\"");
+  EXPECT_EQ(ErrorBody(e),
+            "{\"schema_version\":1,\"error\":{\"code\":\"E_REF_NOT_FOUND\",\"message\":\"no pane \\\"%7\\\"\"}}\n");
+  HttpResponse r = ErrorResponse(e);
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.content_type, "application/json");
+  EXPECT_EQ(r.body, ErrorBody(e));
+  EXPECT_EQ(ErrorResponse(405, e).status, 405);
+}
 }  // namespace
 }  // namespace agt::agg

@@ -137,6 +137,31 @@ TEST_F(CollectorTest, BootIdStableAcrossReadsAndNewOnRestart) {
   EXPECT_EQ(Last()->panes[0].session_name, "b");
 }
 
+// Issue 15 item 7: a new server on the same socket is followed as soon as
+// its socket appears (an inotify watch on the socket's directory), not at
+// the next probe or reconnect attempt: here those are 30 s away.
+TEST_F(CollectorTest, ANewServerIsFollowedWhenItsSocketAppears) {
+  tmux.Must({"new-session", "-d", "-s", "a"});
+  LocalCollectorOptions o;
+  o.target_id = "t1";
+  o.socket_path = tmux.socket();
+  o.down_grace = 300 * core::kNsPerMs;
+  o.probe_interval = 30 * core::kNsPerSec;
+  o.reconnect_min = 30 * core::kNsPerSec;
+  collector = std::make_unique<LocalCollector>(loop.get(), o, sink, core::SystemClock::Get(), files, nullptr);
+  collector->Start();
+  ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(1); }));
+  for (const char* name : {"b", "c"}) {
+    tmux.Kill();
+    ASSERT_TRUE(loop.RunUntil([&] { return Last() && !Last()->server_running; }));
+    const int64_t spawns = collector->control().spawns();
+    tmux.Must({"new-session", "-d", "-s", name});
+    ASSERT_TRUE(loop.RunUntil([&] { return HasPanes(1) && Last()->panes[0].session_name == name; }, 3000))
+        << "server " << name << " was not followed";
+    EXPECT_LE(collector->control().spawns(), spawns + 3) << "attach retried in a loop";
+  }
+}
+
 TEST_F(CollectorTest, NoServerThenServerStarts) {
   StartCollector();
   ASSERT_TRUE(loop.RunUntil([&] { return Last() != nullptr; }));

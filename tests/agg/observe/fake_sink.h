@@ -15,15 +15,15 @@ class FakeSink final : public CollectorSink {
  public:
   std::vector<Topology> topologies;
   std::vector<core::Event> events;
-  std::set<std::string> owned;  // "target/pane" owned by a fresher source
+  std::map<std::string, PaneOwner> owner;  // "target/pane" -> who else reads it (default: nobody)
   std::map<std::string, core::Signal> hook;  // "target/pane" -> the hooks' opinion
   std::vector<detect::KeptScreen> kept;
 
   void OnTopology(const Topology& t) override { topologies.push_back(t); }
   void OnEvent(core::Event e) override { events.push_back(std::move(e)); }
-  bool OwnedByFresherSource(const std::string& target_id,
-                            const std::string& pane_id) const override {
-    return owned.count(target_id + "/" + pane_id) != 0;
+  PaneOwner OwnerOf(const std::string& target_id, const std::string& pane_id) const override {
+    auto it = owner.find(target_id + "/" + pane_id);
+    return it == owner.end() ? PaneOwner::kNone : it->second;
   }
 
   std::optional<core::Signal> HookOpinion(const std::string& target_id,

@@ -187,22 +187,79 @@ TEST_F(PollerTest, RecheckReanalysesWithoutCapturing) {
   EXPECT_EQ(poller.NextDeadline(), 0);
 }
 
-TEST_F(PollerTest, SilentWhileAFresherSourceOwnsThePane) {
+TEST_F(PollerTest, SilentWhileTheWrapperOwnsThePane) {
+  const TimeNs again = NoSettle().owned_recheck;
   Watch({"%1"});
-  sink.owned.insert("host/%1");
+  sink.owner["host/%1"] = PaneOwner::kWrapper;
   EXPECT_TRUE(poller.TakeDueCaptures(now).empty());
-  EXPECT_EQ(poller.NextDeadline(), 0);
-  sink.owned.clear();
+  // Asked again after owned_recheck, not at every turn of the loop.
+  EXPECT_EQ(poller.NextDeadline(), now + again);
+  sink.owner.clear();
+  EXPECT_TRUE(poller.TakeDueCaptures(now + again - 1).empty());
+  now += again;
   ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
   poller.OnCapture("%1", "state:running", now);
-  sink.owned.insert("host/%1");
+  sink.owner["host/%1"] = PaneOwner::kWrapper;
   now += 3 * kNsPerSec;
   poller.MarkChanged("%1", now);
   EXPECT_TRUE(poller.TakeDueCaptures(now).empty());
-  sink.owned.clear();
+  sink.owner.clear();
+  now += again;
   ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);
   poller.OnCapture("%1", "state:running", now);  // same verdict, but re-sent after ownership
   EXPECT_EQ(States(), (std::vector<State>{State::kRunning, State::kRunning}));
+}
+
+// Issue 14: a deadline that nothing acts on when it comes makes the
+// collector's timer fire again at once, forever. A recheck that falls due
+// while the pane's capture is in flight waits for the capture.
+TEST_F(PollerTest, NoDeadlineThatNothingActsOn) {
+  Watch({"%1"});
+  (void)poller.TakeDueCaptures(now);
+  poller.OnCapture("%1", "settle", now);
+  ASSERT_EQ(poller.NextDeadline(), now + kNsPerSec);
+  poller.MarkChanged("%1", now);
+  now += 2 * kNsPerSec;
+  ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u);  // in flight; its recheck is past
+  EXPECT_EQ(poller.NextDeadline(), 0);
+  poller.Tick(now);
+  EXPECT_EQ(poller.NextDeadline(), 0);
+  poller.CaptureFailed("%1");
+  EXPECT_EQ(poller.NextDeadline(), now - kNsPerSec);  // the recheck, now that nothing is in flight
+  poller.Tick(now);
+  // The capture is tried again one interval after the failed one.
+  EXPECT_EQ(poller.NextDeadline(), now + 2 * kNsPerSec);
+}
+
+// While the hooks own the lifecycle (their fresh running/completed), the
+// poller still captures and reports what no hook reports: a dialog (Claude
+// Code's auto-mode notice and No/Yes dialog), and after it every change up
+// to a readable verdict that is no wait (the dialog went, and what
+// followed). Work and rest it leaves to the hooks.
+TEST_F(PollerTest, UnderTheHooksItReportsDialogsAndWhatEndsThem) {
+  sink.owner["host/%1"] = PaneOwner::kHooks;
+  Watch({"%1"});
+  auto capture = [&](const char* text) {
+    now += 3 * kNsPerSec;
+    poller.MarkChanged("%1", now);
+    ASSERT_EQ(poller.TakeDueCaptures(now).size(), 1u) << text;
+    poller.OnCapture("%1", text, now);
+  };
+  capture("state:running");  // the hooks say so already
+  capture("state:idle");     // a prompt between tool calls: the hooks' to say
+  EXPECT_TRUE(States().empty());
+  capture("state:waiting_approval");  // auto mode's notice
+  capture("1\nstate:waiting_approval");  // its dialog: same verdict, not sent again
+  capture("nothing");                    // a redraw no rule reads: the dialog may still be there
+  capture("state:idle");                 // denied: the turn is over
+  capture("state:running");              // the hooks' again
+  capture("state:completed");
+  EXPECT_EQ(States(), (std::vector<State>{State::kWaitingApproval, State::kUnknown, State::kIdle}));
+  // When the hooks stop owning, the next verdict is sent even if unchanged.
+  sink.owner.clear();
+  capture("state:completed");
+  EXPECT_EQ(States().back(), State::kCompleted);
+  EXPECT_EQ(States().size(), 4u);
 }
 
 TEST_F(PollerTest, AScreenNoRuleReadsIsKeptOnceAfterThreeSeconds) {
