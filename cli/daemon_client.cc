@@ -87,7 +87,7 @@ core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
     if (d != 0) ::_exit(d < 0 ? 1 : 0);
     int null = ::open("/dev/null", O_RDWR);
     std::string log = paths.state_dir + "/agtmuxd.stderr";
-    int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
     ::dup2(null, 0);
     ::dup2(null, 1);
     ::dup2(err >= 0 ? err : null, 2);

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "libagtcore/detect/pattern_analyzer.h"
+#include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/process.h"
 #include "libagtcore/uv/handles.h"
@@ -30,7 +31,10 @@ std::string_view DispositionName(state::Disposition d) {
 }
 
 DaemonCore::DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options)
-    : loop_(loop), clock_(clock), options_(std::move(options)) {}
+    : loop_(loop),
+      clock_(clock),
+      options_(std::move(options)),
+      drops_(options_.backend.state_dir.empty() ? "" : options_.backend.state_dir + "/dropped.json") {}
 
 DaemonCore::~DaemonCore() {
   uv::CloseAndDelete(queue_timer_);
@@ -151,6 +155,10 @@ void DaemonCore::AfterChange(const std::vector<Applied>& applied) {
     for (const auto& [target, health] : fx.target_health) {
       if (TargetStatus* t = targets_.Find(target)) {
         t->health = health;
+        // The collector's reason (refused, timed out, host key mismatch,
+        // revoked, auth failed) is what /v1/targets and `agtmux target
+        // list` show.
+        t->error = health == state::TargetHealth::kOk ? "" : a.event.raw_payload;
         t->updated_at = a.event.ingested_at;
         changed = true;
       }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "aggregator/daemon/drop_counter.h"
 #include "aggregator/daemon/persistence.h"
 #include "aggregator/http/views.h"
 #include "aggregator/http/watch_hub.h"
@@ -115,6 +116,8 @@ class DaemonCore final : public CollectorSink {
   const std::map<std::string, Topology>& topologies() const { return topologies_; }
   void set_decorator(PaneDecorator* d) { decorator_ = d; }
   int64_t events_ingested() const { return events_ingested_; }
+  /// Events lost on the way (spool lines, producers' reports), by reason.
+  DropCounter& drops() { return drops_; }
 
  private:
   void AssignTarget(core::Event* e) const;
@@ -132,6 +135,7 @@ class DaemonCore final : public CollectorSink {
   PaneDecorator* decorator_ = nullptr;
   core::TimeNs last_ingested_ = 0;
   int64_t events_ingested_ = 0;
+  DropCounter drops_;
   std::vector<core::Event> queued_;
   // Ingest's batch, kept from one call to the next so that the engine
   // overwrites each Effects' rows in place (ApplyInto) instead of building

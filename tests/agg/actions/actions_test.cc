@@ -488,7 +488,7 @@ TEST_F(ActionsTest, AttachToARemotePanePrintsTheExactCommand) {
          "\"pane_id\":\"%4\",\"runtime\":{\"agent_type\":\"codex\",\"started_at\":\"2026-11-22T04:00:00Z\"}}");
   auto r = Cli({"attach", "runtime:rt-remote-cccccccccccc"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "ssh -t dev@vm1.example 'tmux select-window -t %4 \\; select-pane -t %4 \\; "
+  EXPECT_EQ(r.out, "ssh -t -- dev@vm1.example 'tmux select-window -t %4 \\; select-pane -t %4 \\; "
                    "attach-session -t %4'\n");
 }
 

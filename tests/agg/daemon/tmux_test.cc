@@ -237,6 +237,38 @@ TEST_F(TmuxTest, AnSshTargetsPanesAppearInTheList) {
       << bad.err;
 }
 
+TEST_F(TmuxTest, AnSshTargetsFailureReasonIsShownWhereUsersLook) {
+  // known_hosts lists another key for the server: the reason (a mismatch)
+  // must reach /v1/targets and `agtmux target list`, not only the log.
+  const std::string keys = env_.root + "/sshd";
+  std::filesystem::create_directories(keys);
+  agg::testing::Sshd sshd(keys);
+  std::filesystem::create_directories(env_.root + "/.ssh");
+  std::filesystem::copy_file(keys + "/id_ed25519", env_.root + "/.ssh/id_ed25519");
+  std::ofstream(env_.root + "/.ssh/known_hosts") << sshd.HostField() << " " << sshd.PublicKey("other_key.pub") << "\n";
+  auto add = env_.Run({AGTMUX_BIN, "target", "add", "vm", "--kind", "ssh", "--ssh-target",
+                       agg::testing::Sshd::getpwuid_name() + "@127.0.0.1:" + std::to_string(sshd.port())});
+  ASSERT_EQ(add.status, 0) << add.err;
+  auto reason_shown = [&] {
+    auto r = daemon_->Call("GET", "/v1/targets");
+    return r.ok() && r->body.find("does not match") != std::string::npos;
+  };
+  EXPECT_TRUE(PollUntil(reason_shown, 15000)) << daemon_->Call("GET", "/v1/targets")->body;
+  auto list = env_.Run({AGTMUX_BIN, "target", "list"});
+  EXPECT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("possible impersonation"), std::string::npos) << list.out;
+
+  // A target that would be read as an ssh option is refused, by the API
+  // and by the CLI.
+  auto api = daemon_->Call("POST", "/v1/targets", R"({"name":"evil","kind":"ssh","ssh_target":"-oProxyCommand=id"})");
+  ASSERT_TRUE(api.ok());
+  EXPECT_EQ(api->status, 400) << api->body;
+  EXPECT_NE(api->body.find("may not begin with '-'"), std::string::npos) << api->body;
+  auto cli = env_.Run({AGTMUX_BIN, "target", "add", "evil", "--kind", "ssh", "--ssh-target=-oProxyCommand=id"});
+  EXPECT_NE(cli.status, 0);
+  EXPECT_NE(cli.err.find("E_TARGET_INVALID"), std::string::npos) << cli.err;
+}
+
 /// The row of `pane` in a /v1/panes answer, or null.
 const rapidjson::Value* RowOf(const rapidjson::Document& d, const std::string& pane) {
   if (!d.IsObject() || !d.HasMember("items")) return nullptr;
