@@ -53,6 +53,18 @@ struct EventEmitter::Request {
 
 namespace {
 
+// How many of lines[from, from + max_count) fit in `max_bytes` (at least one).
+template <typename Lines>
+size_t BatchCount(const Lines& lines, size_t from, size_t max_count, size_t max_bytes) {
+  size_t n = 0, bytes = 0;
+  while (from + n < lines.size() && n < max_count) {
+    bytes += lines[from + n].size() + 1;
+    if (n > 0 && bytes > max_bytes) break;
+    ++n;
+  }
+  return n;
+}
+
 std::string BatchBody(const std::vector<std::string>& lines, int64_t dropped) {
   size_t n = 48;
   for (const auto& l : lines) n += l.size() + 1;
@@ -130,7 +142,7 @@ void EventEmitter::Pump() {
       return ArmRetry();
     }
     if (spool_acked_ < lines->size()) {
-      const size_t end = std::min(lines->size(), spool_acked_ + opts_.max_batch);
+      const size_t end = spool_acked_ + BatchCount(*lines, spool_acked_, opts_.max_batch, opts_.max_batch_bytes);
       std::vector<std::string> batch(lines->begin() + static_cast<ptrdiff_t>(spool_acked_),
                                      lines->begin() + static_cast<ptrdiff_t>(end));
       return Send(std::move(batch), true);
@@ -140,7 +152,7 @@ void EventEmitter::Pump() {
     spool_acked_ = 0;
   }
   if (!queue_.empty()) {
-    const size_t n = std::min(queue_.size(), opts_.max_batch);
+    const size_t n = BatchCount(queue_, 0, opts_.max_batch, opts_.max_batch_bytes);
     std::vector<std::string> batch(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
     return Send(std::move(batch), false);
   }

@@ -43,6 +43,10 @@ struct EventEmitterOptions {
   uint64_t retry_min_ms = 200;
   uint64_t retry_max_ms = 5000;
   size_t max_batch = 256;
+  /// A batch stops before this many bytes of events (at least one event):
+  /// the daemon refuses a body over its cap (1 MiB, docs/api.md) with 413,
+  /// and a refused batch is dropped.
+  size_t max_batch_bytes = 512 * 1024;
   size_t max_memory_events = 10000;       // only when the spool cannot be written
   size_t max_memory_bytes = 4 * 1024 * 1024;
   int64_t max_spool_bytes = net::SpoolMaxBytes();

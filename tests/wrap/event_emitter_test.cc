@@ -104,6 +104,25 @@ TEST_F(EmitterTest, WithNoSpoolMemoryIsBoundedAndTheDropsReachTheDaemon) {
   Finish(em);
 }
 
+// The daemon refuses a body over its cap with 413, and a refused batch is
+// dropped: so a batch is cut by bytes too, never only by count.
+TEST_F(EmitterTest, ABatchStaysUnderItsByteBound) {
+  o_.max_batch_bytes = 4096;
+  StandInDaemon daemon(o_.socket_path);
+  EventEmitter em(&loop_, o_);
+  for (int seq = 1; seq <= 40; ++seq) {
+    core::Event e = StateEvent(seq);
+    e.signal->evidence = std::string(600, 'x');  // each event well over 600 bytes encoded
+    em.Emit(std::move(e));
+  }
+  ASSERT_TRUE(RunUntil(&loop_, [&] { return em.stats().delivered == 40; })) << em.stats().last_error;
+  const std::vector<std::string> bodies = daemon.bodies();
+  EXPECT_GT(bodies.size(), 5u);
+  for (const std::string& b : bodies) EXPECT_LE(b.size(), 4096u + 64u) << "a batch over its bound";
+  EXPECT_EQ(daemon.events().size(), 40u);
+  Finish(em);
+}
+
 TEST_F(EmitterTest, AFullSpoolKeepsWhatFitsAndRecordsTheRest) {
   const std::string line = core::EncodeEvent(StateEvent(1));
   o_.max_spool_bytes = static_cast<int64_t>(line.size() + 1) * 2 + 40;  // two events
