@@ -114,6 +114,7 @@ void LocalCollector::OnDisconnected() {
 void LocalCollector::OnNotification(const ControlNotification& n) {
   if (n.name == "output" || n.name == "extended-output") {
     if (poller_.Watching(n.pane_id)) {
+      ++output_marks_;
       poller_.MarkChanged(n.pane_id, clock_.Now());
       SchedulePoll();
     }

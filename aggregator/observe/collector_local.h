@@ -74,6 +74,9 @@ class LocalCollector {
   const Poller& poller() const { return poller_; }
   const TmuxControlClient& control() const { return *control_; }
   int64_t topology_reads() const { return topology_reads_; }
+  /// Change marks that came from %output for a watched pane (the activity
+  /// scan's marks are not counted).
+  int64_t output_marks() const { return output_marks_; }
 
  private:
   void OnConnected();
@@ -105,6 +108,7 @@ class LocalCollector {
   bool refresh_in_flight_ = false;
   bool refresh_again_ = false;
   int64_t topology_reads_ = 0;
+  int64_t output_marks_ = 0;
 
   PaneScanner scanner_;
 };
