@@ -10,7 +10,9 @@
 // also catches pane_current_command changes and window activity in sessions
 // other than the attached one (tmux sends %output only for the control
 // client's own session). A pane is marked for capture on %output or when its
-// window's activity second may be newer than its last capture.
+// window's activity second may be newer than its last capture. The %output
+// of agent panes in other sessions comes from one read-only feed client per
+// such session (session_feeds.h), so the scan is only the fallback.
 #pragma once
 
 #include <uv.h>
@@ -25,6 +27,7 @@
 #include "aggregator/observe/loop_timer.h"
 #include "aggregator/observe/pane_scan.h"
 #include "aggregator/observe/poller.h"
+#include "aggregator/observe/session_feeds.h"
 #include "aggregator/observe/tmux_control_client.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/file_reader.h"
@@ -73,14 +76,18 @@ class LocalCollector {
 
   const Poller& poller() const { return poller_; }
   const TmuxControlClient& control() const { return *control_; }
+  /// The feed clients of the sessions the main client does not see.
+  const SessionFeeds& feeds() const { return feeds_; }
   int64_t topology_reads() const { return topology_reads_; }
-  /// Change marks that came from %output for a watched pane (the activity
-  /// scan's marks are not counted).
+  /// Change marks that came from %output for a watched pane, through the
+  /// main client or a feed (the activity scan's marks are not counted).
   int64_t output_marks() const { return output_marks_; }
 
  private:
   void OnConnected();
   void OnNotification(const ControlNotification& n);
+  /// %output for a pane, from the main client or a feed.
+  void OnOutput(const std::string& pane_id);
   void OnDisconnected();
   void OnListPanes(const ControlReply& reply);
   void Publish(Topology topology);
@@ -96,8 +103,10 @@ class LocalCollector {
   const core::FileReader& files_;
   std::string instance_;
   std::unique_ptr<TmuxControlClient> control_;
+  std::string main_session_;  // the main client's session id, from %session-changed
   Poller poller_;
   RuntimeTracker runtimes_;
+  SessionFeeds feeds_;
   Topology topology_;
   bool published_ = false;
 

@@ -33,6 +33,15 @@ namespace agt::agg {
 struct ControlClientOptions {
   std::string tmux_bin = "tmux";
   std::string socket_path;  // -S; required
+  /// The session to attach to (a session id, "$3"); empty: the one tmux
+  /// picks (the most recently used unattached session).
+  std::string session;
+  /// Attach read-only (`-f read-only`): the client can run no command that
+  /// changes anything, and a key it sent would reach no pane.
+  bool read_only = false;
+  /// Watch the socket's directory to follow a server that starts or
+  /// restarts (only the main client of a server needs it).
+  bool watch_socket = true;
   core::TimeNs reconnect_min = 250 * core::kNsPerMs;
   core::TimeNs reconnect_max = 5 * core::kNsPerSec;
   /// While nothing listens on the socket, how often to look (a connect()

@@ -348,5 +348,42 @@ TEST_F(FeedTest, AnAgentPaneInAnotherSessionIsMarkedThroughOutput) {
   EXPECT_TRUE(marked) << "no %output mark for " << pane << " in another session";
 }
 
+TEST_F(FeedTest, TheFeedIsReadOnlyAndGoesWithItsSessionAndWithTheCollector) {
+  (void)AgentSession("a1");
+  (void)AgentSession("a2");
+  tmux.Must({"new-session", "-d", "-s", "main", "sh"});
+  const std::string main_id = SessionId("main");
+  const std::string a1 = SessionId("a1"), a2 = SessionId("a2");
+  StartCollector();
+  // One feed per agent session, read-only and out of window sizing; none
+  // for the main client's own session.
+  ASSERT_TRUE(loop.RunUntil([&] {
+    return collector->feeds().Running(a1) && collector->feeds().Running(a2);
+  }));
+  ASSERT_TRUE(loop.RunUntil([&] { return Clients().size() == 3; })) << ::testing::PrintToString(Clients());
+  for (const auto& c : Clients()) {
+    if (c.rfind(main_id + " ", 0) == 0) continue;
+    EXPECT_NE(c.find("read-only"), std::string::npos) << c;
+    EXPECT_NE(c.find("ignore-size"), std::string::npos) << c;
+  }
+  EXPECT_FALSE(collector->feeds().Running(main_id));
+
+  // The session goes: so does its feed, and no client is left behind.
+  tmux.Must({"kill-session", "-t", a1});
+  ASSERT_TRUE(loop.RunUntil([&] { return !collector->feeds().Running(a1) && Clients().size() == 2; }))
+      << ::testing::PrintToString(Clients());
+  EXPECT_TRUE(collector->feeds().Running(a2));
+
+  // A feed that is detached (its process ends) is attached again.
+  const int64_t spawns = collector->feeds().spawns();
+  tmux.Must({"detach-client", "-s", a2});
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->feeds().spawns() > spawns && Clients().size() == 2; }))
+      << ::testing::PrintToString(Clients());
+
+  // The collector stops: every client it started goes.
+  collector->Stop();
+  ASSERT_TRUE(loop.RunUntil([&] { return Clients().empty(); })) << ::testing::PrintToString(Clients());
+}
+
 }  // namespace
 }  // namespace agt::agg
