@@ -29,7 +29,7 @@ struct DaemonConfig {
 
 /// [poller]: capture-pane fallback for unwrapped panes.
 struct PollerConfig {
-  TimeNs active_interval = 2 * kNsPerSec;  // scan period of active panes
+  TimeNs active_interval = 200 * kNsPerMs;  // capture interval of changing panes
   TimeNs max_backoff = 30 * kNsPerSec;     // longest period for idle panes
 };
 

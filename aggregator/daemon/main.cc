@@ -8,6 +8,7 @@
 #include "aggregator/daemon/daemon.h"
 #include "aggregator/daemon/real_collectors.h"
 #include "aggregator/targets/tmux_socket.h"
+#include "libagtcore/config.h"
 #include "libagtcore/paths.h"
 #include "libagtcore/timefmt.h"
 
@@ -44,6 +45,10 @@ int main(int argc, char** argv) {
   opt.header_timeout_ms = *timeout / agt::core::kNsPerMs;
   opt.max_body_bytes = max_body;
   opt.fast_durability = fast;
-  if (!no_observe) opt.collectors = agt::agg::RealCollectors();
+  // [poller] from config.toml; a config that does not load is reported by
+  // the daemon (its log) and leaves the defaults.
+  agt::core::PollerConfig poller;
+  if (auto cfg = agt::core::LoadConfig(paths->config_file); cfg.ok()) poller = cfg->config.poller;
+  if (!no_observe) opt.collectors = agt::agg::RealCollectors(poller);
   return agt::agg::RunDaemon(opt);
 }

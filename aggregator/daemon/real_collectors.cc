@@ -56,8 +56,11 @@ class RunningSshCollector final : public PaneDecorator {
 
 }  // namespace
 
-CollectorFactory RealCollectors() {
-  return [](uv_loop_t* loop, const TargetSpec& spec,
+CollectorFactory RealCollectors(const core::PollerConfig& poller) {
+  PollerOptions polling;
+  polling.active_interval = poller.active_interval;
+  polling.idle_interval_max = poller.max_backoff;
+  return [polling](uv_loop_t* loop, const TargetSpec& spec,
             CollectorSink& sink) -> core::Result<std::unique_ptr<PaneDecorator>> {
     if (spec.kind == "ssh") {
       auto ssh = ParseSshTarget(spec.ssh_target);
@@ -65,6 +68,7 @@ CollectorFactory RealCollectors() {
       SshCollectorOptions o;
       o.target_id = spec.name;
       o.socket_path = spec.tmux_socket;
+      o.poller = polling;
       return std::unique_ptr<PaneDecorator>(
           std::make_unique<RunningSshCollector>(loop, std::move(o), std::move(*ssh), sink));
     }
@@ -72,6 +76,7 @@ CollectorFactory RealCollectors() {
       return core::MakeError(core::Err::kUnsupported, "target '" + spec.name + "': unknown kind " + spec.kind);
     LocalCollectorOptions o;
     o.target_id = spec.name;
+    o.poller = polling;
     o.socket_path = spec.tmux_socket.empty() ? ResolveHostSocket(core::RealEnv(), getuid()) : spec.tmux_socket;
     return std::unique_ptr<PaneDecorator>(std::make_unique<RunningLocalCollector>(loop, std::move(o), sink));
   };

@@ -5,9 +5,11 @@
 #pragma once
 
 #include "aggregator/daemon/daemon.h"
+#include "libagtcore/config.h"
 
 namespace agt::agg {
 
-CollectorFactory RealCollectors();
+/// `poller` is config.toml's [poller] section, applied to every target.
+CollectorFactory RealCollectors(const core::PollerConfig& poller);
 
 }  // namespace agt::agg

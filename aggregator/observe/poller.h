@@ -7,7 +7,7 @@
 //
 // Scheduling: a pane is captured only after a change mark (%output for it,
 // or its window's activity advanced) and no sooner than its interval after
-// the previous capture. The interval starts at active_interval (2 s) and
+// the previous capture. The interval starts at active_interval (200 ms) and
 // doubles, up to idle_interval_max (30 s), each time a marked capture shows
 // the same text as before (a pane that keeps producing invisible output);
 // a capture that shows new text resets it. The capture waits burst_settle
@@ -47,7 +47,7 @@ namespace agt::agg {
 using AnalyzerFactory = std::function<std::unique_ptr<detect::Analyzer>(std::string_view agent_type)>;
 
 struct PollerOptions {
-  TimeNs active_interval = 2 * core::kNsPerSec;
+  TimeNs active_interval = 200 * core::kNsPerMs;
   TimeNs idle_interval_max = 30 * core::kNsPerSec;
   TimeNs burst_settle = 50 * core::kNsPerMs;
   /// How long a pane a fresher source owns waits before it is asked again.

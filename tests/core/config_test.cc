@@ -36,7 +36,7 @@ TEST(ConfigTest, EmptyTextGivesTheDefaults) {
   EXPECT_EQ(c.config.daemon.retention_payloads, 7 * 86400 * kNsPerSec);
   EXPECT_EQ(c.config.daemon.retention_events, 14 * 86400 * kNsPerSec);
   EXPECT_EQ(c.config.daemon.log_level, "info");
-  EXPECT_EQ(c.config.poller.active_interval, 2 * kNsPerSec);
+  EXPECT_EQ(c.config.poller.active_interval, 200 * kNsPerMs);
   EXPECT_EQ(c.config.wrap.running_window, 200 * kNsPerMs);
   EXPECT_EQ(c.config.wrap.echo_grace, 300 * kNsPerMs);
   EXPECT_EQ(c.config.wrap.approval_settle, 500 * kNsPerMs);

@@ -54,6 +54,9 @@ class PollerTest : public ::testing::Test {
   static PollerOptions NoSettle() {
     PollerOptions o;
     o.burst_settle = 0;
+    // The scheduling rules in whole seconds (the default is 200 ms; the
+    // rules do not depend on it).
+    o.active_interval = 2 * kNsPerSec;
     return o;
   }
   AnalyzerFactory Scripted() {
