@@ -1,7 +1,8 @@
 // A tmux control-mode client on the daemon's libuv loop: one long-lived
 // `tmux -S <socket> -C attach-session -f ignore-size` process per observed
-// server. Commands go down its stdin (no fork per command); replies come
-// back in order and notifications (%output, %window-add, ...) are passed on.
+// server (and, with `session` and `read_only`, the feed clients of
+// session_feeds.h). Commands go down its stdin (no fork per command); replies
+// come back in order and notifications (%output, %window-add, ...) are passed on.
 //
 // Attaching rather than creating a session leaves no visible state beyond
 // one more attached client (ignore-size keeps it out of window sizing).
