@@ -172,9 +172,25 @@ void LocalCollector::OnListPanes(const ControlReply& reply) {
   for (auto& e : runtimes_.Update(scan.topology, scan.wrapped, scan.started, now)) sink_.OnEvent(std::move(e));
   poller_.SetPanes(scan.polled, now);
   feeds_.Update(FeedSessions(scan.topology, scan.polled, main_session_));
-  scanner_.MarkActivity(scan.topology, poller_, now);
+  scanner_.MarkActivity(scan.topology, poller_, now, HeardPanes(scan.topology));
   Publish(std::move(scan.topology));
   SchedulePoll();
+}
+
+std::set<std::string> LocalCollector::HeardPanes(const Topology& topology) {
+  // A client heard every change since the previous read only if the same
+  // connection was attached then too: output written before it attached
+  // is left to the activity scan.
+  std::map<std::string, int64_t> now = feeds_.Connected();
+  if (control_->connected() && !main_session_.empty()) now[main_session_] = -control_->spawns();
+  std::set<std::string> panes;
+  for (const auto& p : topology.panes) {
+    auto a = now.find(p.session_id);
+    auto b = heard_.find(p.session_id);
+    if (a != now.end() && b != heard_.end() && a->second == b->second) panes.insert(p.pane_id);
+  }
+  heard_ = std::move(now);
+  return panes;
 }
 
 void LocalCollector::Publish(Topology t) {

@@ -95,6 +95,9 @@ class LocalCollector {
   void RunPoll();
   void ScheduleRefresh();
   void PublishDownUnlessConnected();
+  /// The watched panes whose %output has reached us without a break since
+  /// the previous topology read (so the activity scan need not mark them).
+  std::set<std::string> HeardPanes(const Topology& topology);
 
   uv_loop_t* loop_;
   LocalCollectorOptions options_;
@@ -104,6 +107,9 @@ class LocalCollector {
   std::string instance_;
   std::unique_ptr<TmuxControlClient> control_;
   std::string main_session_;  // the main client's session id, from %session-changed
+  /// Sessions whose %output reached us at the last topology read: session id
+  /// -> the connection (the main client's is negative).
+  std::map<std::string, int64_t> heard_;
   Poller poller_;
   RuntimeTracker runtimes_;
   SessionFeeds feeds_;

@@ -51,6 +51,13 @@ void SessionFeeds::Update(const std::set<std::string>& sessions) {
   }
 }
 
+std::map<std::string, int64_t> SessionFeeds::Connected() const {
+  std::map<std::string, int64_t> r;
+  for (const auto& [id, client] : feeds_)
+    if (client->connected()) r[id] = client->spawns();
+  return r;
+}
+
 int64_t SessionFeeds::spawns() const {
   int64_t n = spawns_gone_;
   for (const auto& [id, client] : feeds_) n += client->spawns();

@@ -48,6 +48,9 @@ class SessionFeeds {
   /// True while a feed is kept for the session (attached or retrying).
   bool Running(const std::string& session_id) const { return feeds_.count(session_id) != 0; }
   size_t size() const { return feeds_.size(); }
+  /// The attached feeds: session id -> which process (its spawn count),
+  /// so that a caller can tell one connection from the next.
+  std::map<std::string, int64_t> Connected() const;
   /// Feed processes started so far (attach attempts included).
   int64_t spawns() const;
 
