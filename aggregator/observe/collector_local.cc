@@ -25,6 +25,15 @@ bool IsStructural(const std::string& name) {
   return false;
 }
 
+ControlClientOptions ControlOptions(const LocalCollectorOptions& options) {
+  ControlClientOptions co;
+  co.tmux_bin = options.tmux_bin;
+  co.socket_path = options.socket_path;
+  co.probe_interval = options.probe_interval;
+  co.reconnect_min = options.reconnect_min;
+  return co;
+}
+
 }  // namespace
 
 LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
@@ -38,21 +47,17 @@ LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
       instance_(core::NewUlid(clock.Now())),
       poller_(options_.target_id, instance_, options_.poller, std::move(analyzers), sink),
       runtimes_(options_.target_id, instance_),
+      feeds_(loop, ControlOptions(options_), [this](const std::string& pane_id) { OnOutput(pane_id); }),
       scan_timer_(loop),
       poll_timer_(loop),
       debounce_timer_(loop),
       grace_timer_(loop),
       scanner_(options_.target_id, options_.socket_path) {
-  ControlClientOptions co;
-  co.tmux_bin = options_.tmux_bin;
-  co.socket_path = options_.socket_path;
-  co.probe_interval = options_.probe_interval;
-  co.reconnect_min = options_.reconnect_min;
   TmuxControlClient::Callbacks cb;
   cb.on_connected = [this] { OnConnected(); };
   cb.on_notification = [this](const ControlNotification& n) { OnNotification(n); };
   cb.on_disconnected = [this] { OnDisconnected(); };
-  control_ = std::make_unique<TmuxControlClient>(loop_, co, cb);
+  control_ = std::make_unique<TmuxControlClient>(loop_, ControlOptions(options_), cb);
   topology_.target_id = options_.target_id;
   topology_.socket_path = options_.socket_path;
   // A local server's agents are this machine's processes: their version
@@ -77,6 +82,7 @@ void LocalCollector::Start() {
 
 void LocalCollector::Stop() {
   control_->Stop();
+  feeds_.Stop();
   scan_timer_.Stop();
   poll_timer_.Stop();
   debounce_timer_.Stop();
@@ -103,6 +109,7 @@ void LocalCollector::OnConnected() {
 }
 
 void LocalCollector::OnDisconnected() {
+  main_session_.clear();
   refresh_in_flight_ = false;
   refresh_again_ = false;
   // Nothing can be captured without the client: polling waits for the next
@@ -113,13 +120,19 @@ void LocalCollector::OnDisconnected() {
 
 void LocalCollector::OnNotification(const ControlNotification& n) {
   if (n.name == "output" || n.name == "extended-output") {
-    if (poller_.Watching(n.pane_id)) {
-      poller_.MarkChanged(n.pane_id, clock_.Now());
-      SchedulePoll();
-    }
+    OnOutput(n.pane_id);
     return;
   }
+  // `%session-changed $3 name`: the session whose %output this client gets.
+  if (n.name == "session-changed") main_session_ = n.args.substr(0, n.args.find(' '));
   if (IsStructural(n.name)) ScheduleRefresh();
+}
+
+void LocalCollector::OnOutput(const std::string& pane_id) {
+  if (!poller_.Watching(pane_id)) return;
+  ++output_marks_;
+  poller_.MarkChanged(pane_id, clock_.Now());
+  SchedulePoll();
 }
 
 void LocalCollector::ScheduleRefresh() {
@@ -158,9 +171,26 @@ void LocalCollector::OnListPanes(const ControlReply& reply) {
   PaneScanner::Result scan = scanner_.Scan(*records, files_);
   for (auto& e : runtimes_.Update(scan.topology, scan.wrapped, scan.started, now)) sink_.OnEvent(std::move(e));
   poller_.SetPanes(scan.polled, now);
-  scanner_.MarkActivity(scan.topology, poller_, now);
+  feeds_.Update(FeedSessions(scan.topology, scan.polled, main_session_));
+  scanner_.MarkActivity(scan.topology, poller_, now, HeardPanes(scan.topology));
   Publish(std::move(scan.topology));
   SchedulePoll();
+}
+
+std::set<std::string> LocalCollector::HeardPanes(const Topology& topology) {
+  // A client heard every change since the previous read only if the same
+  // connection was attached then too: output written before it attached
+  // is left to the activity scan.
+  std::map<std::string, int64_t> now = feeds_.Connected();
+  if (control_->connected() && !main_session_.empty()) now[main_session_] = -control_->spawns();
+  std::set<std::string> panes;
+  for (const auto& p : topology.panes) {
+    auto a = now.find(p.session_id);
+    auto b = heard_.find(p.session_id);
+    if (a != now.end() && b != heard_.end() && a->second == b->second) panes.insert(p.pane_id);
+  }
+  heard_ = std::move(now);
+  return panes;
 }
 
 void LocalCollector::Publish(Topology t) {
@@ -169,6 +199,7 @@ void LocalCollector::Publish(Topology t) {
     const TimeNs now = clock_.Now();
     for (auto& e : runtimes_.Update(t, {}, {}, now)) sink_.OnEvent(std::move(e));
     poller_.SetPanes({}, now);
+    feeds_.Stop();
   }
   if (published_ && t == topology_) return;
   topology_ = std::move(t);

@@ -10,7 +10,9 @@
 // also catches pane_current_command changes and window activity in sessions
 // other than the attached one (tmux sends %output only for the control
 // client's own session). A pane is marked for capture on %output or when its
-// window's activity second may be newer than its last capture.
+// window's activity second may be newer than its last capture. The %output
+// of agent panes in other sessions comes from one read-only feed client per
+// such session (session_feeds.h), so the scan is only the fallback.
 #pragma once
 
 #include <uv.h>
@@ -25,6 +27,7 @@
 #include "aggregator/observe/loop_timer.h"
 #include "aggregator/observe/pane_scan.h"
 #include "aggregator/observe/poller.h"
+#include "aggregator/observe/session_feeds.h"
 #include "aggregator/observe/tmux_control_client.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/file_reader.h"
@@ -73,11 +76,18 @@ class LocalCollector {
 
   const Poller& poller() const { return poller_; }
   const TmuxControlClient& control() const { return *control_; }
+  /// The feed clients of the sessions the main client does not see.
+  const SessionFeeds& feeds() const { return feeds_; }
   int64_t topology_reads() const { return topology_reads_; }
+  /// Change marks that came from %output for a watched pane, through the
+  /// main client or a feed (the activity scan's marks are not counted).
+  int64_t output_marks() const { return output_marks_; }
 
  private:
   void OnConnected();
   void OnNotification(const ControlNotification& n);
+  /// %output for a pane, from the main client or a feed.
+  void OnOutput(const std::string& pane_id);
   void OnDisconnected();
   void OnListPanes(const ControlReply& reply);
   void Publish(Topology topology);
@@ -85,6 +95,9 @@ class LocalCollector {
   void RunPoll();
   void ScheduleRefresh();
   void PublishDownUnlessConnected();
+  /// The watched panes whose %output has reached us without a break since
+  /// the previous topology read (so the activity scan need not mark them).
+  std::set<std::string> HeardPanes(const Topology& topology);
 
   uv_loop_t* loop_;
   LocalCollectorOptions options_;
@@ -93,8 +106,13 @@ class LocalCollector {
   const core::FileReader& files_;
   std::string instance_;
   std::unique_ptr<TmuxControlClient> control_;
+  std::string main_session_;  // the main client's session id, from %session-changed
+  /// Sessions whose %output reached us at the last topology read: session id
+  /// -> the connection (the main client's is negative).
+  std::map<std::string, int64_t> heard_;
   Poller poller_;
   RuntimeTracker runtimes_;
+  SessionFeeds feeds_;
   Topology topology_;
   bool published_ = false;
 
@@ -105,6 +123,7 @@ class LocalCollector {
   bool refresh_in_flight_ = false;
   bool refresh_again_ = false;
   int64_t topology_reads_ = 0;
+  int64_t output_marks_ = 0;
 
   PaneScanner scanner_;
 };

@@ -78,13 +78,14 @@ PaneScanner::Result PaneScanner::Scan(const std::vector<PaneRecord>& records, co
   return r;
 }
 
-void PaneScanner::MarkActivity(const Topology& topology, Poller& poller, TimeNs now) {
+void PaneScanner::MarkActivity(const Topology& topology, Poller& poller, TimeNs now,
+                               const std::set<std::string>& heard) {
   std::map<std::string, int64_t> activity;
   for (const auto& p : topology.panes) {
     const int64_t sec = p.activity_at / core::kNsPerSec;
     activity[p.pane_id] = sec;
     auto it = activity_.find(p.pane_id);
-    if (poller.Watching(p.pane_id) &&
+    if (poller.Watching(p.pane_id) && !heard.count(p.pane_id) &&
         (it == activity_.end() || it->second != sec || poller.LastCapture(p.pane_id) < (sec + 1) * core::kNsPerSec))
       poller.MarkChanged(p.pane_id, now);
   }

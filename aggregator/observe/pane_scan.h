@@ -34,8 +34,11 @@ class PaneScanner {
   Result Scan(const std::vector<PaneRecord>& records, const core::FileReader& files);
 
   /// Marks for capture the watched panes whose window activity advanced
-  /// (one-second grain: also when it is not older than the last capture).
-  void MarkActivity(const Topology& topology, Poller& poller, TimeNs now);
+  /// (one-second grain: also when it is not older than the last capture),
+  /// except the panes in `heard`, whose every change already comes as
+  /// %output (the grain would capture them again and again in that second).
+  void MarkActivity(const Topology& topology, Poller& poller, TimeNs now,
+                    const std::set<std::string>& heard = {});
 
   /// The server is gone: forget what was learned about it.
   void Reset();

@@ -101,7 +101,7 @@ void TmuxControlClient::Start() {
 }
 
 void TmuxControlClient::WatchSocketDir() {
-  if (watch_ || !running_) return;
+  if (watch_ || !running_ || !options_.watch_socket) return;
   const std::string& path = options_.socket_path;
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
@@ -213,8 +213,9 @@ void TmuxControlClient::Spawn() {
   static const bool have_setpriv = ::access("/usr/bin/setpriv", X_OK) == 0;
   std::vector<std::string> args;
   if (have_setpriv) args = {"/usr/bin/setpriv", "--pdeathsig", "TERM", "--"};
-  args.insert(args.end(), {options_.tmux_bin, "-S", options_.socket_path, "-C", "attach-session", "-f",
-                           "ignore-size"});
+  args.insert(args.end(), {options_.tmux_bin, "-S", options_.socket_path, "-C", "attach-session"});
+  if (!options_.session.empty()) args.insert(args.end(), {"-t", options_.session});
+  args.insert(args.end(), {"-f", options_.read_only ? "ignore-size,read-only" : "ignore-size"});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

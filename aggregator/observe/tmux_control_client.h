@@ -1,7 +1,8 @@
 // A tmux control-mode client on the daemon's libuv loop: one long-lived
 // `tmux -S <socket> -C attach-session -f ignore-size` process per observed
-// server. Commands go down its stdin (no fork per command); replies come
-// back in order and notifications (%output, %window-add, ...) are passed on.
+// server (and, with `session` and `read_only`, the feed clients of
+// session_feeds.h). Commands go down its stdin (no fork per command); replies
+// come back in order and notifications (%output, %window-add, ...) are passed on.
 //
 // Attaching rather than creating a session leaves no visible state beyond
 // one more attached client (ignore-size keeps it out of window sizing).
@@ -33,6 +34,15 @@ namespace agt::agg {
 struct ControlClientOptions {
   std::string tmux_bin = "tmux";
   std::string socket_path;  // -S; required
+  /// The session to attach to (a session id, "$3"); empty: the one tmux
+  /// picks (the most recently used unattached session).
+  std::string session;
+  /// Attach read-only (`-f read-only`): the client can run no command that
+  /// changes anything, and a key it sent would reach no pane.
+  bool read_only = false;
+  /// Watch the socket's directory to follow a server that starts or
+  /// restarts (only the main client of a server needs it).
+  bool watch_socket = true;
   core::TimeNs reconnect_min = 250 * core::kNsPerMs;
   core::TimeNs reconnect_max = 5 * core::kNsPerSec;
   /// While nothing listens on the socket, how often to look (a connect()

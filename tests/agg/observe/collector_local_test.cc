@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <utility>
 
 #include "libagtcore/detect/analyzer.h"
 #include "libagtcore/file_reader.h"
@@ -282,6 +284,105 @@ TEST_F(CollectorTest, SetsTheAgtmuxPaneOptions) {
     return tmux.Run({"show-options", "-p", "-v", "-t", pane, "@agtmux_source"}).out == "CAP\n";
   }));
   EXPECT_EQ(tmux.Must({"show-options", "-p", "-v", "-t", pane, "@agtmux_state"}), "waiting_approval");
+}
+
+
+// Issue 15 item 6: tmux sends %output to a control client only for the
+// panes of its own session. An agent pane in another session gets its change
+// marks from a feed client attached to that session, not only from the 1 s
+// window_activity scan: the marks counted here are %output marks only
+// (the scan marks the poller directly and is not counted).
+class FeedTest : public CollectorTest {
+ protected:
+  /// A replayed claude pane in a new session `name`; returns the pane id.
+  std::string AgentSession(const std::string& name) {
+    std::string d = dir.path() + "/" + name;
+    std::filesystem::create_directory(d);
+    testing::WriteScreen(d, 0, {"idle " + name});
+    for (int i = 1; i < 4; ++i) testing::WriteScreen(d, i, {"busy " + name + " " + std::to_string(i)});
+    (void)testing::PrepareReplay("/dev/null", d, "claude");
+    dirs[name] = d;
+    return tmux.Must({"new-session", "-d", "-s", name, "-P", "-F", "#{pane_id}", d + "/claude", d});
+  }
+  std::string SessionId(const std::string& name) {
+    return tmux.Must({"display-message", "-p", "-t", name + ":", "#{session_id}"});
+  }
+  /// `list-clients` lines: "<session id> <flags>".
+  std::vector<std::string> Clients() {
+    std::vector<std::string> r;
+    ExecResult out = tmux.Run({"list-clients", "-F", "#{session_id} #{client_flags}"});
+    std::string line;
+    for (char ch : out.out) {
+      if (ch != '\n') line += ch;
+      else if (!line.empty()) r.push_back(std::exchange(line, ""));
+    }
+    return r;
+  }
+  bool MainAttachedTo(const std::string& session_id) {
+    for (const auto& c : Clients())
+      if (c.rfind(session_id + " ", 0) == 0) return true;
+    return false;
+  }
+  std::map<std::string, std::string> dirs;
+};
+
+TEST_F(FeedTest, AnAgentPaneInAnotherSessionIsMarkedThroughOutput) {
+  // The agent's session first, then the session the control client attaches
+  // to (tmux attaches it to the most recently used unattached session).
+  const std::string pane = AgentSession("agents");
+  tmux.Must({"new-session", "-d", "-s", "main", "sh"});
+  const std::string main_id = SessionId("main");
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->poller().Watching(pane) && collector->poller().captures() >= 1; }));
+  ASSERT_TRUE(loop.RunUntil([&] { return MainAttachedTo(main_id); })) << "main client not in session main";
+  ASSERT_NE(SessionId("agents"), main_id);
+
+  // Each new screen is output in the agent's session; at least one of them
+  // must reach the poller as %output (the feed may attach after the first).
+  const int64_t before = collector->output_marks();
+  bool marked = false;
+  for (int i = 1; i < 4 && !marked; ++i) {
+    testing::ShowScreen(dirs["agents"], i);
+    marked = loop.RunUntil([&] { return collector->output_marks() > before; }, 3000);
+  }
+  EXPECT_TRUE(marked) << "no %output mark for " << pane << " in another session";
+}
+
+TEST_F(FeedTest, TheFeedIsReadOnlyAndGoesWithItsSessionAndWithTheCollector) {
+  (void)AgentSession("a1");
+  (void)AgentSession("a2");
+  tmux.Must({"new-session", "-d", "-s", "main", "sh"});
+  const std::string main_id = SessionId("main");
+  const std::string a1 = SessionId("a1"), a2 = SessionId("a2");
+  StartCollector();
+  // One feed per agent session, read-only and out of window sizing; none
+  // for the main client's own session.
+  ASSERT_TRUE(loop.RunUntil([&] {
+    return collector->feeds().Running(a1) && collector->feeds().Running(a2);
+  }));
+  ASSERT_TRUE(loop.RunUntil([&] { return Clients().size() == 3; })) << ::testing::PrintToString(Clients());
+  for (const auto& c : Clients()) {
+    if (c.rfind(main_id + " ", 0) == 0) continue;
+    EXPECT_NE(c.find("read-only"), std::string::npos) << c;
+    EXPECT_NE(c.find("ignore-size"), std::string::npos) << c;
+  }
+  EXPECT_FALSE(collector->feeds().Running(main_id));
+
+  // The session goes: so does its feed, and no client is left behind.
+  tmux.Must({"kill-session", "-t", a1});
+  ASSERT_TRUE(loop.RunUntil([&] { return !collector->feeds().Running(a1) && Clients().size() == 2; }))
+      << ::testing::PrintToString(Clients());
+  EXPECT_TRUE(collector->feeds().Running(a2));
+
+  // A feed that is detached (its process ends) is attached again.
+  const int64_t spawns = collector->feeds().spawns();
+  tmux.Must({"detach-client", "-s", a2});
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->feeds().spawns() > spawns && Clients().size() == 2; }))
+      << ::testing::PrintToString(Clients());
+
+  // The collector stops: every client it started goes.
+  collector->Stop();
+  ASSERT_TRUE(loop.RunUntil([&] { return Clients().empty(); })) << ::testing::PrintToString(Clients());
 }
 
 }  // namespace

@@ -1,0 +1,65 @@
+// Change marks for agent panes outside the main control client's session.
+// tmux sends %output to a control client only for the panes of its own
+// session, so the collector keeps one more control client, a "feed", per
+// session that holds a watched (unwrapped agent) pane the main client cannot
+// see: `tmux -C attach-session -t $N -f ignore-size,read-only`. A feed sends
+// no command; it only turns `%output %<pane> ...` into a mark for the pane.
+// It is started when such a session appears, stopped when the session goes
+// or holds no watched pane any more, and re-attached with backoff when its
+// process ends (the control client's own retry). docs/observe.md, "Feeds".
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "aggregator/observe/collector.h"
+#include "aggregator/observe/poller.h"
+#include "aggregator/observe/tmux_control_client.h"
+
+namespace agt::agg {
+
+/// The sessions that need a feed: for each watched pane that no window of
+/// `main_session` shows, the first session (by id) that shows it. A window
+/// linked into several sessions is listed once per session by list-panes.
+std::set<std::string> FeedSessions(const Topology& topology, const std::vector<PolledPane>& watched,
+                                   const std::string& main_session);
+
+class SessionFeeds {
+ public:
+  using OutputFn = std::function<void(const std::string& pane_id)>;
+  /// `base` gives the tmux binary, socket and retry pacing; each feed
+  /// attaches read-only to its own session and does not watch the socket.
+  SessionFeeds(uv_loop_t* loop, ControlClientOptions base, OutputFn on_output);
+  ~SessionFeeds();
+  SessionFeeds(const SessionFeeds&) = delete;
+  SessionFeeds& operator=(const SessionFeeds&) = delete;
+
+  /// Starts a feed for each new session id, stops those not listed.
+  void Update(const std::set<std::string>& sessions);
+  /// Stops every feed (daemon shutdown, server gone).
+  void Stop() { Update({}); }
+
+  /// True while a feed is kept for the session (attached or retrying).
+  bool Running(const std::string& session_id) const { return feeds_.count(session_id) != 0; }
+  size_t size() const { return feeds_.size(); }
+  /// The attached feeds: session id -> which process (its spawn count),
+  /// so that a caller can tell one connection from the next.
+  std::map<std::string, int64_t> Connected() const;
+  /// Feed processes started so far (attach attempts included).
+  int64_t spawns() const;
+
+ private:
+  uv_loop_t* loop_;
+  ControlClientOptions base_;
+  OutputFn on_output_;
+  std::map<std::string, std::unique_ptr<TmuxControlClient>> feeds_;  // session id -> client
+  int64_t spawns_gone_ = 0;  // spawns of feeds already stopped
+};
+
+}  // namespace agt::agg
