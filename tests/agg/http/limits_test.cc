@@ -204,6 +204,26 @@ TEST_F(LimitsTest, PipelinedRequestsNeverReadDoNotGrowMemory) {
   long after = RssKib(daemon_->pid());
   std::fprintf(stderr, "pipelined: sent %zu of %zu bytes; RSS %ld -> %ld KiB\n", sent, total, before, after);
   EXPECT_LT(after - before, 32 * 1024) << "RSS grew from " << before << " to " << after << " KiB";
+  // Reading resumes the paused connection: every request sent is answered,
+  // in order, none lost across the pauses.
+  std::string got;
+  size_t answers = 0;
+  const size_t want = sent / one.size();
+  auto last_read = Clock::now();
+  while (answers < want && Clock::now() - last_read < std::chrono::seconds(5)) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char buf[65536];
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    last_read = Clock::now();
+    got.append(buf, static_cast<size_t>(n));
+    for (size_t at; (at = got.find("HTTP/1.1 200 OK\r\n")) != std::string::npos;) {
+      ++answers;
+      got.erase(0, at + 8);
+    }
+  }
+  EXPECT_EQ(answers, want) << "of " << want << " requests sent";
   close(fd);
   EXPECT_EQ(Health(), 200);
 }
