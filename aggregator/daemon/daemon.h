@@ -27,7 +27,7 @@ struct DaemonOptions {
   core::Paths paths;
   std::string host_socket;           // the `host` target's tmux socket
   int64_t header_timeout_ms = 5000;
-  size_t max_body_bytes = 8 * 1024 * 1024;
+  size_t max_body_bytes = 1024 * 1024;
   bool fast_durability = false;      // survive kill -9 but not power loss (tests, benchmarks)
   int64_t spool_interval_ms = 3000;
   /// How often retention runs (docs/spec.md §6: payloads 7 days, metadata 14 days,

@@ -15,7 +15,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"agtmuxd: the agtmux daemon (normally started by agtmux on demand)"};
   std::string header_timeout = "5s";
-  size_t max_body = 8 * 1024 * 1024;
+  size_t max_body = 1024 * 1024;  // docs/api.md, Limits: why 1 MiB
   bool fast = false;
   bool no_observe = false;
   app.set_version_flag("--version", std::string("agtmuxd ") + AGTMUX_VERSION);

@@ -85,6 +85,9 @@ struct RequestParser::Impl {
   bool in_request = false;
   size_t header_bytes = 0;
   bool failed = false;
+  bool pause_requested = false;
+  bool paused = false;
+  std::string held;  // bytes after the request that paused the parser
 
   void Fail(int status, core::Err code, std::string message) {
     if (failed) return;
@@ -160,7 +163,8 @@ RequestParser::RequestParser(RequestLimits limits, OnRequest on_request)
     if ((p->flags & F_CONTENTLENGTH) && p->content_length > m->limits.max_body_bytes) {
       m->Fail(413, core::Err::kRequestInvalid,
               "request body of " + std::to_string(p->content_length) +
-                  " bytes exceeds the limit of " + std::to_string(m->limits.max_body_bytes));
+                  " bytes exceeds the limit of " + std::to_string(m->limits.max_body_bytes) +
+                  " bytes");
       return -1;
     }
     m->current.method = http_method_str(static_cast<http_method>(p->method));
@@ -206,6 +210,10 @@ RequestParser::RequestParser(RequestLimits limits, OnRequest on_request)
     m->in_headers = false;
     m->on_request(std::move(m->current));
     m->current = HttpRequest{};
+    if (m->pause_requested) {
+      m->pause_requested = false;
+      http_parser_pause(p, 1);  // execute returns with the bytes up to here consumed
+    }
     return 0;
   };
 }
@@ -215,6 +223,10 @@ RequestParser::~RequestParser() = default;
 bool RequestParser::Feed(std::string_view data) {
   Impl& m = *impl_;
   if (m.failed) return false;
+  if (m.paused) {
+    m.held.append(data);
+    return true;
+  }
   size_t n = http_parser_execute(&m.parser, &m.settings, data.data(), data.size());
   if (m.failed) return false;
   if (HTTP_PARSER_ERRNO(&m.parser) != HPE_OK || n != data.size()) {
@@ -222,6 +234,8 @@ bool RequestParser::Feed(std::string_view data) {
     if (e == HPE_HEADER_OVERFLOW) {
       m.Fail(431, core::Err::kRequestInvalid, "request headers too large");
     } else if (e == HPE_PAUSED) {
+      m.paused = true;
+      m.held.assign(data.substr(n));
       return true;
     } else {
       m.Fail(400, core::Err::kRequestInvalid,
@@ -230,6 +244,19 @@ bool RequestParser::Feed(std::string_view data) {
     return false;
   }
   return true;
+}
+
+void RequestParser::PauseAfterThisRequest() { impl_->pause_requested = true; }
+bool RequestParser::paused() const { return impl_->paused; }
+
+bool RequestParser::Resume() {
+  Impl& m = *impl_;
+  if (!m.paused) return !m.failed;
+  m.paused = false;
+  http_parser_pause(&m.parser, 0);
+  std::string held = std::move(m.held);
+  m.held.clear();
+  return held.empty() ? true : Feed(held);
 }
 
 bool RequestParser::InHeaders() const { return impl_->in_headers; }

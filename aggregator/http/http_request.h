@@ -28,7 +28,7 @@ struct HttpRequest {
 
 struct RequestLimits {
   size_t max_header_bytes = 16 * 1024;
-  size_t max_body_bytes = 8 * 1024 * 1024;
+  size_t max_body_bytes = 1024 * 1024;  // docs/api.md, Limits: why 1 MiB
 };
 
 /// A parse failure: the HTTP status to answer with and the API error.
@@ -59,6 +59,13 @@ class RequestParser {
   bool InHeaders() const;
   /// True when a request has begun (any byte) and is not yet complete.
   bool InRequest() const;
+  /// Called from `on_request`: parse nothing after this request until
+  /// Resume(). Bytes fed meanwhile are held (the caller stops reading, so
+  /// they are at most the rest of one read).
+  void PauseAfterThisRequest();
+  bool paused() const;
+  /// Parses the held bytes (which may pause again). Returns false as Feed.
+  bool Resume();
   const HttpError& error() const { return error_; }
 
  private:

@@ -5,10 +5,12 @@
 // leaves a dangling pointer behind.
 #include "aggregator/http/http_server.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -37,6 +39,27 @@ const char* StatusText(int status) {
   }
 }
 
+std::string FormatResponse(const HttpResponse& r, bool keep_alive) {
+  std::string out = "HTTP/1.1 " + std::to_string(r.status) + " " + StatusText(r.status) +
+                    "\r\nContent-Type: " + r.content_type +
+                    "\r\nContent-Length: " + std::to_string(r.body.size()) +
+                    (keep_alive ? "\r\nConnection: keep-alive" : "\r\nConnection: close") +
+                    "\r\n\r\n";
+  out += r.body;
+  return out;
+}
+
+/// The connection cap that fits the process's fd limit.
+size_t ConnectionCap(const ServerOptions& o) {
+  rlimit rl{};
+  size_t cap = o.max_connections;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    size_t fds = static_cast<size_t>(rl.rlim_cur);
+    cap = std::min(cap, fds > o.fd_reserve + 8 ? fds - o.fd_reserve : 8);
+  }
+  return std::max<size_t>(cap, 1);
+}
+
 }  // namespace
 
 struct Conn;
@@ -48,10 +71,13 @@ struct HttpServer::Impl {
   uv_pipe_t listener{};
   bool listening = false;
   bool shutting_down = false;
+  size_t cap = 0;  // ConnectionCap at Listen
   std::set<Conn*> conns;
   std::function<void()> on_shutdown_done;
 
   void MaybeFinishShutdown();
+  void Accept(uv_stream_t* listener);
+  void MakeRoom(Conn* admitted);
 };
 
 class ConnStream;
@@ -64,23 +90,23 @@ struct Conn {
   bool closing = false;
   bool close_after_write = false;
   bool streaming = false;
+  bool read_paused = false;   // backpressure: answers queued over the bound
+  uint64_t phase_start = 0;   // loop ms when the current request (or idle time) began
+  uint64_t completed = 0;     // requests answered
   std::shared_ptr<ConnStream> stream;
 
   uv_stream_t* s() { return reinterpret_cast<uv_stream_t*>(&pipe); }
+  size_t queued() { return uv_stream_get_write_queue_size(s()); }
 
   void Write(std::string data) {
     if (closing || close_after_write) return;  // nothing may follow a shutdown
-    if (uv::WriteOwned(s(), std::move(data)) != 0) Close();
+    // A write callback runs on a later loop turn (or, cancelled, before the
+    // close callbacks), so the connection still exists then.
+    if (uv::WriteOwned(s(), std::move(data), [this](int) { OnWritten(); }) != 0) Close();
   }
 
   void SendResponse(const HttpResponse& r, bool keep_alive) {
-    std::string head = "HTTP/1.1 " + std::to_string(r.status) + " " + StatusText(r.status) +
-                       "\r\nContent-Type: " + r.content_type +
-                       "\r\nContent-Length: " + std::to_string(r.body.size()) +
-                       (keep_alive ? "\r\nConnection: keep-alive" : "\r\nConnection: close") +
-                       "\r\n\r\n";
-    head += r.body;
-    Write(std::move(head));
+    Write(FormatResponse(r, keep_alive));
     if (!keep_alive) CloseAfterWrite();
   }
 
@@ -88,6 +114,7 @@ struct Conn {
     if (closing || close_after_write) return;
     close_after_write = true;
     uv_read_stop(s());
+    uv_timer_start(&timer, OnTimer, static_cast<uint64_t>(server->options.linger_ms), 0);
     auto* req = new uv_shutdown_t;
     req->data = this;
     int rc = uv_shutdown(req, s(), [](uv_shutdown_t* req, int) {
@@ -104,6 +131,11 @@ struct Conn {
   void Close();
   void ArmTimer();
   void OnRequest(HttpRequest req);
+  void StartReading();
+  void Consume(std::string_view data);
+  void AfterParse(bool ok, bool was_in_request, uint64_t completed_before);
+  void OnWritten();
+  static void OnTimer(uv_timer_t* t);
 };
 
 class ConnStream final : public ChunkedStream {
@@ -165,23 +197,84 @@ void Conn::Close() {
 }
 
 void Conn::ArmTimer() {
-  if (closing || streaming) return;
-  int64_t ms = parser->InRequest() ? server->options.header_timeout_ms
-                                   : server->options.idle_timeout_ms;
-  if (parser->InRequest() && !parser->InHeaders()) {
-    ms = server->options.header_timeout_ms * 4;  // body in flight: generous, but bounded
+  if (closing || streaming || close_after_write) return;
+  const ServerOptions& o = server->options;
+  int64_t limit = o.idle_timeout_ms;
+  if (parser->InHeaders()) {
+    limit = o.header_timeout_ms;
+  } else if (parser->InRequest()) {
+    limit = o.request_timeout_ms > 0 ? o.request_timeout_ms : 6 * o.header_timeout_ms;
   }
-  uv_timer_start(&timer, [](uv_timer_t* t) {
-    Conn* c = static_cast<Conn*>(t->data);
-    if (c->closing) return;
-    if (c->parser->InRequest()) {
-      c->SendResponse(ErrorResponse(408, core::MakeError(core::Err::kTimeout,
-                                                         "request not completed in time")),
-                      false);
-    } else {
-      c->CloseAfterWrite();
-    }
-  }, static_cast<uint64_t>(ms), 0);
+  // Absolute: counted from phase_start, so reads in between do not extend it.
+  uint64_t deadline = phase_start + static_cast<uint64_t>(limit);
+  uint64_t now = uv_now(server->loop);
+  uv_timer_start(&timer, OnTimer, deadline > now ? deadline - now : 0, 0);
+}
+
+void Conn::OnTimer(uv_timer_t* t) {
+  Conn* c = static_cast<Conn*>(t->data);
+  if (c->closing) return;
+  if (c->close_after_write) {
+    c->Close();  // the linger after a final answer is over: its reader is gone
+  } else if (c->parser->InRequest()) {
+    c->SendResponse(ErrorResponse(408, core::MakeError(core::Err::kTimeout,
+                                                       "request not completed in time")),
+                    false);
+  } else {
+    c->CloseAfterWrite();
+  }
+}
+
+void Conn::StartReading() {
+  uv_read_start(
+      s(),
+      [](uv_handle_t*, size_t suggested, uv_buf_t* buf) {
+        buf->base = new char[suggested];
+        buf->len = suggested;
+      },
+      [](uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
+        Conn* c = static_cast<Conn*>(st->data);
+        std::unique_ptr<char[]> owned(buf->base);
+        if (n < 0) {
+          c->Close();
+          return;
+        }
+        if (n == 0 || c->closing || c->close_after_write) return;
+        if (c->streaming) return;  // a watch client has nothing more to say
+        c->Consume(std::string_view(buf->base, static_cast<size_t>(n)));
+      });
+}
+
+void Conn::Consume(std::string_view data) {
+  bool was = parser->InRequest();
+  uint64_t before = completed;
+  bool ok = parser->Feed(data);
+  AfterParse(ok, was, before);
+}
+
+void Conn::AfterParse(bool ok, bool was_in_request, uint64_t completed_before) {
+  if (!ok) {
+    const HttpError& e = parser->error();
+    SendResponse(ErrorResponse(e.status, e.error), false);
+    return;
+  }
+  if (closing || close_after_write || streaming) return;
+  // A request began or ended (or both, pipelined): a new deadline starts now.
+  if (parser->InRequest() != was_in_request || completed != completed_before) {
+    phase_start = uv_now(server->loop);
+  }
+  ArmTimer();
+}
+
+void Conn::OnWritten() {
+  if (closing || close_after_write || streaming || !read_paused) return;
+  if (queued() > server->options.max_write_queue / 2) return;
+  read_paused = false;
+  bool was = parser->InRequest();
+  uint64_t before = completed;
+  bool ok = parser->Resume();  // the held requests may pause it again
+  AfterParse(ok, was, before);
+  if (!read_paused && !closing && !close_after_write && !streaming) StartReading();
 }
 
 namespace {
@@ -221,6 +314,71 @@ void Conn::OnRequest(HttpRequest req) {
   if (!ex.answered()) {
     ex.Reply(ErrorResponse(500, core::MakeError(core::Err::kInternal, "no response produced")));
   }
+  ++completed;
+  // Backpressure: a client that sends requests but does not read the
+  // answers is not read either until they drain (OnWritten).
+  if (!closing && !close_after_write && !streaming && queued() > server->options.max_write_queue) {
+    read_paused = true;
+    uv_read_stop(s());
+    parser->PauseAfterThisRequest();
+  }
+}
+
+void HttpServer::Impl::MakeRoom(Conn* admitted) {
+  // The connection that has waited longest in its current request or idle
+  // time goes; a watch stream only when nothing else can.
+  Conn* victim = nullptr;
+  for (Conn* c : conns) {
+    if (c == admitted || c->closing) continue;
+    if (victim == nullptr || (victim->streaming && !c->streaming) ||
+        (victim->streaming == c->streaming && c->phase_start < victim->phase_start)) {
+      victim = c;
+    }
+  }
+  if (victim == nullptr) return;
+  if (!victim->streaming && !victim->close_after_write) {
+    // Written at once when its socket has room; the close follows anyway.
+    victim->Write(FormatResponse(
+        ErrorResponse(503, core::MakeError(core::Err::kIo,
+                                           "too many connections: this one waited longest "
+                                           "and was closed to admit another")),
+        false));
+  }
+  victim->Close();
+}
+
+
+void HttpServer::Impl::Accept(uv_stream_t* l) {
+  auto* c = new Conn;
+  c->server = this;
+  uv_pipe_init(loop, &c->pipe, 0);
+  uv_timer_init(loop, &c->timer);
+  c->pipe.data = c;
+  c->timer.data = c;
+  if (uv_accept(l, c->s()) != 0) {
+    c->Close();
+    return;
+  }
+  conns.insert(c);
+  if (conns.size() > cap) MakeRoom(c);
+  c->phase_start = uv_now(loop);
+  c->parser = std::make_unique<RequestParser>(options.limits,
+                                              [c](HttpRequest r) { c->OnRequest(std::move(r)); });
+  if (options.check_peer_uid) {
+    uv_os_fd_t fd;
+    struct ucred cred {};
+    socklen_t len = sizeof cred;
+    if (uv_fileno(reinterpret_cast<uv_handle_t*>(&c->pipe), &fd) != 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+        cred.uid != options.allowed_uid) {
+      c->SendResponse(ErrorResponse(403, core::MakeError(core::Err::kRequestInvalid,
+                                                         "peer uid not allowed")),
+                      false);
+      return;
+    }
+  }
+  c->ArmTimer();
+  c->StartReading();
 }
 
 void HttpServer::Impl::MaybeFinishShutdown() {
@@ -241,6 +399,7 @@ HttpServer::HttpServer(uv_loop_t* loop, ServerOptions options, Handler handler)
 HttpServer::~HttpServer() = default;
 
 size_t HttpServer::connection_count() const { return impl_->conns.size(); }
+size_t HttpServer::connection_cap() const { return impl_->cap; }
 
 core::Status HttpServer::Listen(const std::string& socket_path) {
   Impl& m = *impl_;
@@ -256,58 +415,11 @@ core::Status HttpServer::Listen(const std::string& socket_path) {
     return core::MakeError(core::Err::kIo, "cannot bind " + socket_path + ": " + uv_strerror(rc));
   }
   chmod(socket_path.c_str(), 0600);
+  m.cap = ConnectionCap(m.options);
   rc = uv_listen(reinterpret_cast<uv_stream_t*>(&m.listener), 128, [](uv_stream_t* l, int status) {
     Impl* m = static_cast<Impl*>(l->data);
     if (status < 0 || m->shutting_down) return;
-    auto* c = new Conn;
-    c->server = m;
-    uv_pipe_init(m->loop, &c->pipe, 0);
-    uv_timer_init(m->loop, &c->timer);
-    c->pipe.data = c;
-    c->timer.data = c;
-    if (uv_accept(l, c->s()) != 0) {
-      c->Close();
-      return;
-    }
-    m->conns.insert(c);
-    c->parser = std::make_unique<RequestParser>(m->options.limits,
-                                                [c](HttpRequest r) { c->OnRequest(std::move(r)); });
-    if (m->options.check_peer_uid) {
-      uv_os_fd_t fd;
-      struct ucred cred {};
-      socklen_t len = sizeof cred;
-      if (uv_fileno(reinterpret_cast<uv_handle_t*>(&c->pipe), &fd) != 0 ||
-          getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
-          cred.uid != m->options.allowed_uid) {
-        c->SendResponse(ErrorResponse(403, core::MakeError(core::Err::kRequestInvalid,
-                                                           "peer uid not allowed")),
-                        false);
-        return;
-      }
-    }
-    c->ArmTimer();
-    uv_read_start(
-        c->s(),
-        [](uv_handle_t*, size_t suggested, uv_buf_t* buf) {
-          buf->base = new char[suggested];
-          buf->len = suggested;
-        },
-        [](uv_stream_t* st, ssize_t n, const uv_buf_t* buf) {
-          Conn* c = static_cast<Conn*>(st->data);
-          std::unique_ptr<char[]> owned(buf->base);
-          if (n < 0) {
-            c->Close();
-            return;
-          }
-          if (n == 0 || c->closing || c->close_after_write) return;
-          if (c->streaming) return;  // a watch client has nothing more to say
-          if (!c->parser->Feed(std::string_view(buf->base, static_cast<size_t>(n)))) {
-            const HttpError& e = c->parser->error();
-            c->SendResponse(ErrorResponse(e.status, e.error), false);
-            return;
-          }
-          c->ArmTimer();
-        });
+    m->Accept(l);
   });
   if (rc != 0) {
     return core::MakeError(core::Err::kIo, "cannot listen on " + socket_path + ": " + uv_strerror(rc));

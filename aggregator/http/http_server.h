@@ -1,6 +1,7 @@
 // The daemon's HTTP/1.1 server on a libuv Unix-socket listener. It owns the
 // connections (keep-alive, pipelined requests answered in order), applies the
-// limits (header bytes, body bytes, header time), checks the peer's uid with
+// limits (header bytes, body bytes, request deadlines, connection cap,
+// write backpressure; docs/api.md, Limits), checks the peer's uid with
 // SO_PEERCRED, and turns every malformed request into a JSON error in the API's
 // error shape (docs/api.md, Errors). Handlers run on the loop thread and answer
 // at once, or open a chunked stream (watch) that outlives the call.
@@ -54,8 +55,25 @@ using Handler = std::function<void(const HttpRequest&, Exchange&)>;
 
 struct ServerOptions {
   RequestLimits limits;
-  int64_t header_timeout_ms = 5000;   // a started request must complete its headers by then
+  // Deadlines are absolute, counted from a request's first byte (reads do
+  // not extend them): headers by header_timeout_ms, the whole request (body
+  // included) by request_timeout_ms; 0 means 6 x header_timeout_ms.
+  int64_t header_timeout_ms = 5000;
+  int64_t request_timeout_ms = 0;
   int64_t idle_timeout_ms = 120000;   // an idle keep-alive connection is closed after this
+  // After a final answer (408, 413, ...) a client that does not read it is
+  // closed after this, so a connection never waits on its reader forever.
+  int64_t linger_ms = 2000;
+  // At most this many connections, and never more than RLIMIT_NOFILE less
+  // fd_reserve (the store, spool, logs, tmux and libuv need fds too). A new
+  // connection beyond the cap closes the one that has waited longest in
+  // its current request or idle time (watch streams last), so a client can
+  // always get in.
+  size_t max_connections = 256;
+  size_t fd_reserve = 64;
+  // Backpressure: a connection's requests are not read while more than
+  // this many answer bytes wait to be written to it.
+  size_t max_write_queue = 1024 * 1024;
   bool check_peer_uid = true;
   uid_t allowed_uid = 0;              // set by the caller (getuid())
   size_t max_stream_backlog = 8 * 1024 * 1024;  // bytes queued on a stream before it is dropped
@@ -80,6 +98,9 @@ class HttpServer {
   /// loop must run them before the server is destroyed.
   void CloseAll();
   size_t connection_count() const;
+  /// The connection cap in force (max_connections, lowered to fit the fd
+  /// limit at Listen).
+  size_t connection_cap() const;
 
   struct Impl;  // public only so the connection code in the .cc can name it
 

@@ -4,6 +4,7 @@
 // polling with deadlines. Shared by tests/agg and tests/cli.
 #pragma once
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -193,6 +194,16 @@ class RawConn {
     if (fd_ >= 0) close(fd_);
   }
   bool ok() const { return fd_ >= 0; }
+  /// True when the peer has closed (EOF or reset), without waiting.
+  bool PeerClosed() {
+    pollfd p{fd_, POLLIN, 0};
+    if (fd_ < 0 || poll(&p, 1, 0) <= 0) return fd_ < 0;
+    char tmp[4096];
+    ssize_t n;
+    while ((n = recv(fd_, tmp, sizeof tmp, MSG_DONTWAIT)) > 0) buf_.append(tmp, static_cast<size_t>(n));
+    if (n == 0 || (n < 0 && errno != EAGAIN)) eof_ = true;
+    return eof_;
+  }
   bool Send(const std::string& s) { return send(fd_, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size()); }
   /// Reads until `until` appears in what was read, EOF, or the timeout.
   std::string ReadUntil(const std::string& until, int timeout_ms = 5000) {

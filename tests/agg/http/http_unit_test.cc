@@ -38,6 +38,35 @@ TEST(RequestParser, SplitAcrossReads) {
   EXPECT_FALSE(p.InRequest());
 }
 
+// Backpressure: the server pauses the parser after a request whose answer
+// it cannot queue yet; nothing after it is parsed until Resume, and no byte
+// is lost across the pause.
+TEST(RequestParser, PausesAfterARequestAndResumesWithTheRest) {
+  std::vector<HttpRequest> got;
+  RequestParser* self = nullptr;
+  RequestParser p({}, [&](HttpRequest r) {
+    got.push_back(std::move(r));
+    self->PauseAfterThisRequest();
+  });
+  self = &p;
+  ASSERT_TRUE(p.Feed("GET /a HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}GET /c HT"));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(p.paused());
+  ASSERT_TRUE(p.Feed("TP/1.1\r\n\r\n"));  // held while paused
+  EXPECT_EQ(got.size(), 1u);
+  ASSERT_TRUE(p.Resume());
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1].path, "/b");
+  EXPECT_EQ(got[1].body, "{}");
+  ASSERT_TRUE(p.Resume());
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[2].path, "/c");
+  ASSERT_TRUE(p.Resume());  // nothing held: stays ready
+  EXPECT_FALSE(p.paused());
+  ASSERT_TRUE(p.Feed("GET /d HTTP/1.1\r\n\r\n"));
+  EXPECT_EQ(got.back().path, "/d");
+}
+
 TEST(RequestParser, RejectsGarbageOversizeHeadersAndBodies) {
   RequestParser garbage({}, [](HttpRequest) {});
   EXPECT_FALSE(garbage.Feed("NOT HTTP AT ALL\r\n\r\n"));
