@@ -40,6 +40,8 @@ core::Error Unreachable(const std::string& socket, const std::string& why) {
   return core::MakeError(core::Err::kDaemonUnreachable, "agtmuxd is not reachable at " + socket + " (" + why + ")");
 }
 
+constexpr const char* kDidNotStart = "agtmuxd did not start";
+
 /// The daemon exited before it answered: what it wrote to stderr since
 /// `offset` (its own "agtmuxd: ..." lines) is the error.
 core::Error ExitedAtStart(const std::string& err_path, off_t offset) {
@@ -48,7 +50,7 @@ core::Error ExitedAtStart(const std::string& err_path, off_t offset) {
     why = text->substr(static_cast<size_t>(offset));
   while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
   if (why.empty()) why = "agtmuxd exited at start-up without a message; see " + err_path;
-  return core::MakeError(core::Err::kDaemonUnreachable, "agtmuxd did not start:\n" + why);
+  return core::MakeError(core::Err::kDaemonUnreachable, std::string(kDidNotStart) + ":\n" + why);
 }
 
 }  // namespace
@@ -317,7 +319,9 @@ core::Status DaemonClient::Stream(const std::string& path, core::TimeNs idle_tim
 int ReportError(const core::Error& error) {
   std::fprintf(stderr, "agtmux: %s\n", error.ToString().c_str());
   if (error.code == core::Err::kDaemonUnreachable) {
-    std::fprintf(stderr, "agtmux: start the daemon with `agtmux daemon start` (or run `agtmuxd` in a terminal)\n");
+    // After a start that failed, starting it again is no advice.
+    if (error.message.rfind(kDidNotStart, 0) != 0)
+      std::fprintf(stderr, "agtmux: start the daemon with `agtmux daemon start` (or run `agtmuxd` in a terminal)\n");
     return 3;
   }
   return 1;
