@@ -10,10 +10,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "cli/action_client.h"
 #include "cli/command.h"
 #include "cli/daemon_client.h"
+#include "cli/tmux_client.h"
 #include "libagtcore/shell.h"
 
 namespace agt::cli {
@@ -29,10 +31,15 @@ struct AttachArgs {
 int RunAttach(const AttachArgs& a) {
   rapidjson::Document body = ActionBody(a.ref);
   auto& al = body.GetAllocator();
-  const char* tmux = std::getenv("TMUX");
-  if (tmux && *tmux && !a.print && isatty(STDIN_FILENO)) {
-    char* tty = ttyname(STDIN_FILENO);
-    if (tty) body.AddMember("client", rapidjson::Value(tty, al), al);
+  // Inside tmux the client to switch is the terminal that shows this
+  // pane's session, not this process's terminal (the pane's own pty).
+  std::optional<CallingClient> client;
+  if (!a.print) {
+    if (auto c = FindCallingClient(); c.ok()) client = *c;
+  }
+  if (client) {
+    body.AddMember("client", rapidjson::Value(client->name.c_str(), al), al);
+    body.AddMember("client_socket", rapidjson::Value(client->socket.c_str(), al), al);
   }
   auto d = PostAction("attach", body, a.guards);
   if (!d) return ReportError(d.error());
@@ -40,6 +47,14 @@ int RunAttach(const AttachArgs& a) {
   if (mode == "switched") return 0;
   std::vector<std::string> cmd;
   for (const auto& v : (*d)["result"]["command"].GetArray()) cmd.emplace_back(v.GetString());
+  if (mode == "attach" && client) {
+    // tmux inside tmux: the pane is on another server than this client's.
+    std::fprintf(stderr, "agtmux: the pane is on another tmux server than this client (%s); "
+                         "the window and pane are selected there; attach from outside tmux with:\n",
+                 client->socket.c_str());
+    std::printf("%s\n", core::ShellJoin(cmd).c_str());
+    return 0;
+  }
   if (mode == "print" || a.print || !isatty(STDIN_FILENO)) {
     std::printf("%s\n", core::ShellJoin(cmd).c_str());
     return 0;

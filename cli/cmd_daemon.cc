@@ -1,7 +1,8 @@
 // `agtmux daemon start|stop|status`. start: runs agtmuxd detached unless one
 // already answers; stop: SIGTERM to the pid /v1/health reports, then waits
 // for the socket to go quiet (a graceful shutdown ends watch streams with
-// `reset` and flushes the store); status: pid, uptime, socket, engine.
+// `reset` and flushes the store); status: pid, uptime, socket, engine,
+// events ingested and dropped.
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "cli/command.h"
 #include "cli/daemon_client.h"
@@ -55,6 +57,20 @@ int Run(const std::string& verb, bool json) {
     std::printf("engine %s, persistence %s, %lld agent panes of %lld, %lld watchers\n", d["engine"].GetString(),
                 d["persistence"].GetString(), static_cast<long long>(d["agent_panes"].GetInt64()),
                 static_cast<long long>(d["panes"].GetInt64()), static_cast<long long>(d["watchers"].GetInt64()));
+    // Events lost on the way to the store (docs/api.md, /v1/health).
+    if (d.HasMember("events_dropped") && d["events_dropped"].IsInt64()) {
+      std::string why;
+      if (d.HasMember("dropped") && d["dropped"].IsObject()) {
+        for (const auto& m : d["dropped"].GetObject()) {
+          if (!m.value.IsInt64() || m.value.GetInt64() == 0) continue;
+          why += (why.empty() ? " (" : ", ") + std::string(m.name.GetString()) + " " +
+                 std::to_string(m.value.GetInt64());
+        }
+        if (!why.empty()) why += ")";
+      }
+      std::printf("%lld events ingested, %lld dropped%s\n", static_cast<long long>(d["events_ingested"].GetInt64()),
+                  static_cast<long long>(d["events_dropped"].GetInt64()), why.c_str());
+    }
     return 0;
   }
   // stop

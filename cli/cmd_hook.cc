@@ -5,8 +5,10 @@
 // Whatever happens, a hook must not disturb the agent: it prints nothing,
 // exits 0, and is fast. The event goes to agtmuxd over its socket with
 // short deadlines; when the daemon is down or slow it goes to the spool,
-// which the daemon drains when it starts. Its payload and evidence are
-// redacted first: no secret reaches the socket or the spool file. Problems are appended to
+// which the daemon drains when it starts; when the spool cannot take it
+// either, the loss is counted in the spool's drop record. Its payload and
+// evidence are redacted first (its raw payload cut to 4 KiB): no secret
+// reaches the socket or the spool file. Problems are appended to
 // <state_dir>/hook.log instead of being shown to the agent.
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include "cli/hook_payload.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/event_codec.h"
+#include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/net/spool.h"
 #include "libagtcore/net/tmux_identity.h"
@@ -37,6 +40,7 @@ namespace agt::cli {
 namespace {
 
 constexpr size_t kMaxPayload = 1 << 20;
+constexpr size_t kMaxRawPayload = 4096;  // what the event keeps of it
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -48,7 +52,7 @@ void LogProblem(const core::Paths* paths, const std::string& what) {
   if (!core::EnsureDir(paths->state_dir, 0700).ok()) return;
   std::string line = core::FormatRfc3339(core::SystemClock::Get().Now()) + " hook: " + what + "\n";
   core::UniqueFd fd(open((paths->state_dir + "/hook.log").c_str(),
-                         O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
+                          O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.valid()) return;
   ssize_t n = write(fd.get(), line.data(), line.size());
   (void)n;
@@ -112,10 +116,13 @@ std::string Deliver(const core::Paths& paths, const core::Event& e) {
   net::SpoolName name{"hook", static_cast<int64_t>(getpid()),
                       core::NewUlid(core::SystemClock::Get().Now())};
   auto writer = net::SpoolWriter::Open(paths.spool_dir, name);
-  if (!writer.ok()) return problem + "; spooling failed: " + writer.error().ToString();
-  auto appended = (*writer)->Append(body);
-  if (!appended.ok()) return problem + "; spooling failed: " + appended.error().ToString();
-  return "";  // spooled: the daemon drains it when it starts
+  core::Status spooled = writer.ok() ? (*writer)->Append(body) : core::Status(writer.error());
+  if (spooled.ok()) return "";  // spooled: the daemon drains it when it starts
+  if (writer.ok()) (void)net::DeleteSpoolFile((*writer)->path());  // nothing in it
+  problem += "; spooling failed: " + spooled.error().ToString() + "; the event is lost";
+  if (auto st = net::WriteDropRecord(paths.spool_dir, name, 1); !st)
+    problem += " (and could not be counted: " + st.error().ToString() + ")";
+  return problem;
 }
 
 int RunHook(const std::vector<std::string>& args) {
@@ -170,7 +177,10 @@ int RunHook(const std::vector<std::string>& args) {
     // Redacted before it leaves this process, to the daemon or the spool
     // (docs/store.md, Redaction).
     auto redactor = core::Redactor::LoadBuiltin();
-    core::RedactEvent(redactor.ok() ? &*redactor : nullptr, &*event);
+    if (!redactor.ok()) LogProblem(p, "redaction rules: " + redactor.error().ToString() + " (raw payload dropped)");
+    core::EventCaps caps;
+    caps.raw_payload = kMaxRawPayload;
+    core::RedactEvent(redactor.ok() ? &*redactor : nullptr, &*event, caps);
     std::string problem = Deliver(*p, *event);
     if (!problem.empty()) LogProblem(p, args[0] + " " + event->event_type + ": " + problem);
   }

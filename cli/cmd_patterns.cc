@@ -29,6 +29,7 @@
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/detect/verified.h"
 #include "libagtcore/file.h"
+#include "libagtcore/json.h"
 #include "libagtcore/paths.h"
 #include "libagtcore/timefmt.h"
 #include "wrap/asciicast.h"
@@ -196,9 +197,9 @@ core::Result<Fixture> LoadFixture(const std::string& dir) {
   auto text = core::ReadWholeFile(dir + "/fixture.json");
   if (!text.ok()) return text.error();
   rapidjson::Document d;
-  d.Parse(text->data(), text->size());
-  if (d.HasParseError() || !d.IsObject())
-    return core::MakeError(core::Err::kPayloadInvalid, dir + "/fixture.json: not a JSON object");
+  if (auto parsed = core::ParseJson(*text, &d); !parsed)
+    return core::MakeError(core::Err::kPayloadInvalid, dir + "/fixture.json: " + parsed.error().message);
+  if (!d.IsObject()) return core::MakeError(core::Err::kPayloadInvalid, dir + "/fixture.json: not a JSON object");
   Fixture f;
   auto str = [&](const char* k, std::string* out) {
     auto it = d.FindMember(k);

@@ -18,6 +18,7 @@
 #include "cli/daemon_client.h"
 #include "cli/table.h"
 #include "libagtcore/clock.h"
+#include "libagtcore/json.h"
 #include "libagtcore/timefmt.h"
 
 namespace agt::cli {
@@ -78,12 +79,12 @@ class TableView {
     arr.SetArray();
     for (const auto& [k, v] : items_) {
       rapidjson::Document item(&arr.GetAllocator());
-      item.Parse(v.c_str());
+      if (!core::ParseJson(v, &item)) continue;
       arr.PushBack(rapidjson::Value(item, arr.GetAllocator()), arr.GetAllocator());
     }
     core::TimeNs now = core::SystemClock::Get().Now();
     rapidjson::Document summary;
-    summary.Parse(summary_.c_str());
+    if (!core::ParseJson(summary_, &summary)) summary.SetObject();
     std::string out;
     if (tty_) out += "\x1b[H\x1b[2J";
     out += "agtmux watch  " + scope_ + "  " + core::FormatRfc3339(now / core::kNsPerSec * core::kNsPerSec) +
@@ -124,8 +125,7 @@ int RunWatch(const WatchFlags& f) {
     bool shutdown_seen = false;
     core::Status st = client->Stream("/v1/watch" + q, idle, [&](std::string_view line) {
       rapidjson::Document d;
-      d.Parse(line.data(), line.size());
-      if (d.HasParseError() || !d.IsObject() || !d.HasMember("type")) return true;
+      if (!core::ParseJson(line, &d) || !d.IsObject() || !d.HasMember("type") || !d["type"].IsString()) return true;
       if (d.HasMember("cursor") && d["cursor"].IsString()) cursor = d["cursor"].GetString();
       bool reset = std::string(d["type"].GetString()) == "reset";
       if (reset && d.HasMember("reason") && std::string(d["reason"].GetString()) == "shutdown") shutdown_seen = true;

@@ -4,8 +4,11 @@
 //   agtmux wrap [--record FILE.cast] [--agent TYPE] -- <command> [args...]
 //   agtmux wrap --replay FILE.cast [--agent TYPE]
 // Everything after the agent name (or after "--") belongs to the child and
-// is passed byte for byte: CLI11 stops parsing there (prefix_command).
+// is passed byte for byte: those words are cut off before CLI11 parses
+// (CommandSpec::own_words), since CLI11 would read "[a,b]" as a list and
+// drop brackets.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -30,8 +33,25 @@ struct WrapArgs {
   std::string replay;
   std::string agent;
   bool no_events = false;
-  std::vector<std::string> after_dashdash;
 };
+
+// wrap's options that take a value (the others are flags).
+constexpr const char* kValueOptions[] = {"--record", "--replay", "--agent"};
+
+// How many of the words after "wrap" are wrap's own options: up to "--" or
+// the first word that is neither an option nor an option's value. An
+// unknown option counts as wrap's own, so that CLI11 names it.
+size_t WrapOwnWords(const std::vector<std::string>& words) {
+  size_t i = 0;
+  while (i < words.size()) {
+    const std::string& w = words[i];
+    if (w == "--" || w.empty() || w[0] != '-') return i;
+    bool takes_value = false;
+    for (const char* o : kValueOptions) takes_value = takes_value || w == o;
+    i += takes_value ? 2 : 1;
+  }
+  return std::min(i, words.size());
+}
 
 std::string Basename(const std::string& p) {
   const size_t slash = p.rfind('/');
@@ -106,39 +126,23 @@ int RunWrap(const WrapArgs& a, std::vector<std::string> argv) {
 }  // namespace
 
 CommandSpec WrapCommand() {
+  auto tail = std::make_shared<std::vector<std::string>>();
   return {"wrap", "Run an agent under agtmux's PTY proxy (or replay a recording)",
-          [](CLI::App* sub) -> Runner {
+          [tail](CLI::App* sub) -> Runner {
             auto args = std::make_shared<WrapArgs>();
-            // Without "--", the first word that is not a wrap option ends
-            // parsing and it and everything after it land in remaining()
-            // (prefix_command). With "--", CLI11 would hand the words back
-            // to the root app unless a positional takes them; this one only
-            // accepts words once "--" has been seen (it is then the first
-            // "missing" item), so the two forms never mix.
-            sub->prefix_command();
-            sub->allow_extras();
-            sub->validate_positionals();
-            sub->add_option("command", args->after_dashdash, "The command to run")
-                ->check(CLI::Validator(
-                    [sub](std::string&) -> std::string {
-                      const auto rest = sub->remaining();
-                      return !rest.empty() && rest.front() == "--" ? "" : "not after --";
-                    },
-                    "", "after --"));
-            sub->add_option("--record", args->record,
-                            "Record the session as asciicast v2 to this file");
-            sub->add_option("--replay", args->replay,
+            sub->add_option(kValueOptions[0], args->record, "Record the session as asciicast v2 to this file");
+            sub->add_option(kValueOptions[1], args->replay,
                             "Replay a .cast recording and print the state timeline");
-            sub->add_option("--agent", args->agent,
+            sub->add_option(kValueOptions[2], args->agent,
                             "Agent type for analysis (default: the command's basename)");
-            sub->add_flag("--no-events", args->no_events,
-                          "Do not report to agtmuxd (passthrough and recording only)");
-            return [args, sub] {
+            sub->add_flag("--no-events", args->no_events, "Do not report to agtmuxd (passthrough and recording only)");
+            sub->footer("Usage: agtmux wrap [options] <agent> [args...] | agtmux wrap [options] -- <command> [args...]");
+            return [args, tail] {
               if (!args->replay.empty()) return RunReplay(*args);
-              if (!args->after_dashdash.empty()) return RunWrap(*args, args->after_dashdash);
-              return RunWrap(*args, sub->remaining());
+              return RunWrap(*args, *tail);
             };
-          }};
+          },
+          WrapOwnWords, tail};
 }
 
 }  // namespace agt::cli

@@ -4,7 +4,10 @@
 // and tmux's command table). Entries live in cli/commands.cc.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace CLI {
@@ -20,6 +23,14 @@ struct CommandSpec {
   const char* name;
   const char* help;
   std::function<Runner(CLI::App* sub)> setup;
+  /// Only for a command that runs another program with its own arguments
+  /// (`wrap`): given the words after the command's name, how many are the
+  /// command's own options. The words after those (the program and its
+  /// arguments, after "--" when it was given) never reach CLI11, which
+  /// would read "[a,b]" as a list; they are stored in *tail byte for byte
+  /// before the runner runs.
+  std::function<size_t(const std::vector<std::string>& words)> own_words = nullptr;
+  std::shared_ptr<std::vector<std::string>> tail = nullptr;
 };
 
 /// Every subcommand, in the order `agtmux --help` lists them.

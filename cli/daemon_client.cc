@@ -118,7 +118,7 @@ core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
       ::_exit(d < 0 ? 1 : 0);
     }
     int null = ::open("/dev/null", O_RDWR);
-    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
     ::dup2(null, 0);
     ::dup2(null, 1);
     ::dup2(err >= 0 ? err : null, 2);

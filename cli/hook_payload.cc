@@ -19,6 +19,7 @@
 #include <string>
 
 #include "libagtcore/ids.h"
+#include "libagtcore/json.h"
 
 namespace agt::cli {
 namespace {
@@ -281,18 +282,15 @@ std::optional<HookKind> ParseHookKind(std::string_view name) {
 
 std::string TranscriptPath(std::string_view payload) {
   rapidjson::Document doc;
-  doc.Parse(payload.data(), payload.size());
-  if (doc.HasParseError() || !doc.IsObject()) return "";
+  if (!core::ParseJson(payload, &doc) || !doc.IsObject()) return "";
   return Str(doc, "transcript_path");
 }
 
 core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
                                         const HookContext& ctx) {
   rapidjson::Document doc;
-  doc.Parse(payload.data(), payload.size());
-  if (doc.HasParseError())
-    return Invalid("hook payload is not valid JSON (at byte " +
-                   std::to_string(doc.GetErrorOffset()) + ")");
+  if (auto parsed = core::ParseJson(payload, &doc); !parsed)
+    return Invalid("hook payload: " + parsed.error().message);
   if (!doc.IsObject()) return Invalid("hook payload must be a JSON object");
 
   if (ctx.runtime_id.empty() && ctx.tmux_pane.empty())
@@ -305,7 +303,7 @@ core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
   e.runtime_id = ctx.runtime_id;
   e.target_id = ctx.target_id;
   e.pane_id = ctx.tmux_pane;
-  e.raw_payload = Truncate(std::string(payload), 4096);
+  e.raw_payload = std::string(payload);  // the caller redacts and caps it (core::RedactEvent)
 
   std::string identity;
   std::string payload_hash = core::Sha256Hex(payload);

@@ -39,7 +39,9 @@ struct HookContext {
 /// An event the state model does not use (e.g. Claude's `auth_success`
 /// notification) still becomes an event, with no signal.
 /// E_PAYLOAD_INVALID for malformed JSON or missing identity fields;
-/// E_UNBOUND when the context has neither a runtime id nor a pane.
+/// E_UNBOUND when the context has neither a runtime id nor a pane. The
+/// event's raw_payload is the whole payload, unredacted: the caller passes
+/// the event through core::RedactEvent before it goes anywhere.
 core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
                                         const HookContext& ctx);
 

@@ -1,10 +1,14 @@
 // Parses argv against the command table and runs the chosen subcommand.
 // CLI11 reports parse errors by exception; this is the one place that
 // catches them, so no stack trace or uncaught exception reaches a user.
+// A command that runs another program (CommandSpec::own_words) gets the
+// program's words untouched: they are cut off argv before CLI11 sees it.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <algorithm>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "cli/command.h"
 
@@ -21,8 +25,20 @@ int Main(int argc, char** argv) {
     runners.emplace_back(sub, spec.setup(sub));
   }
 
+  std::vector<std::string> words(argv, argv + argc);
+  if (argc >= 2) {
+    for (const CommandSpec& spec : Commands()) {
+      if (!spec.own_words || words[1] != spec.name) continue;
+      const std::vector<std::string> after(words.begin() + 2, words.end());
+      const size_t own = std::min(spec.own_words(after), after.size());
+      spec.tail->assign(after.begin() + static_cast<std::ptrdiff_t>(own), after.end());
+      words.resize(2 + own);
+    }
+  }
+  std::vector<const char*> cut;
+  for (const std::string& w : words) cut.push_back(w.c_str());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(cut.size()), cut.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "libagtcore/file.h"
+#include "libagtcore/json.h"
 
 namespace agt::core {
 namespace {
@@ -29,8 +30,7 @@ std::string PackageVersion(const fs::path& file) {
   auto text = ReadWholeFile(file.string());
   if (!text.ok() || text->size() > kMaxPackageJson) return "";
   rapidjson::Document doc;
-  doc.Parse(text->data(), text->size());
-  if (doc.HasParseError() || !doc.IsObject()) return "";
+  if (!ParseJson(*text, &doc) || !doc.IsObject()) return "";
   auto name = doc.FindMember("name");
   auto version = doc.FindMember("version");
   if (name == doc.MemberEnd() || !name->value.IsString()) return "";

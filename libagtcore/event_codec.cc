@@ -14,6 +14,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "libagtcore/json.h"
 #include "libagtcore/timefmt.h"
 #include "libagtcore/utf8.h"
 
@@ -362,11 +363,9 @@ Result<Event> DecodeValue(const Value& v) {
 
 Result<rapidjson::Document> Parse(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag>(json.data(), json.size());
-  if (doc.HasParseError())
-    return MakeError(Err::kPayloadInvalid,
-                     "invalid JSON at offset " + std::to_string(doc.GetErrorOffset()) +
-                         ": " + rapidjson::GetParseError_En(doc.GetParseError()));
+  JsonOptions options;
+  options.validate_utf8 = true;
+  if (Status st = ParseJson(json, &doc, options); !st) return st.error();
   return doc;
 }
 
@@ -418,9 +417,16 @@ Result<std::vector<Event>> DecodeEventBatch(std::string_view json) {
   return DecodeBatchValue(*doc);
 }
 
-Result<std::vector<Event>> DecodeEvents(std::string_view json) {
+Result<std::vector<Event>> DecodeEvents(std::string_view json, int64_t* dropped) {
   Result<rapidjson::Document> doc = Parse(json);
   if (!doc.ok()) return doc.error();
+  if (dropped != nullptr) {
+    *dropped = 0;
+    if (doc->IsObject()) {
+      auto d = doc->FindMember("dropped");
+      if (d != doc->MemberEnd() && d->value.IsInt64() && d->value.GetInt64() > 0) *dropped = d->value.GetInt64();
+    }
+  }
   if (doc->IsArray() || (doc->IsObject() && doc->HasMember("events"))) return DecodeBatchValue(*doc);
   Result<Event> one = DecodeValue(*doc);
   if (!one.ok()) return one.error();

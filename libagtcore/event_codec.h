@@ -25,7 +25,9 @@ Result<Event> DecodeEvent(std::string_view json);
 Result<std::vector<Event>> DecodeEventBatch(std::string_view json);
 
 /// What POST /v1/events takes, parsed once: a batch (as DecodeEventBatch),
-/// or else one event (as DecodeEvent).
-Result<std::vector<Event>> DecodeEvents(std::string_view json);
+/// or else one event (as DecodeEvent). `dropped`, when given, receives the
+/// batch object's "dropped" count (events its producer could neither
+/// deliver nor spool; docs/api.md), 0 when absent or not a positive integer.
+Result<std::vector<Event>> DecodeEvents(std::string_view json, int64_t* dropped = nullptr);
 
 }  // namespace agt::core

@@ -123,6 +123,11 @@ Status EnsureDir(const std::string& path, unsigned mode) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0)
     return MakeError(Err::kIo, "cannot stat \"" + path + "\": " + std::strerror(errno));
+  // Ours, or someone who made it first in a shared place could read or
+  // plant files in it (the socket, the lock, the spool).
+  if (st.st_uid != geteuid())
+    return MakeError(Err::kIo, "\"" + path + "\" belongs to uid " + std::to_string(st.st_uid) +
+                                   ", not to us (uid " + std::to_string(geteuid()) + ")");
   unsigned have = st.st_mode & 07777;
   if ((have & ~mode) != 0) {
     // Wider than asked (e.g. a socket directory made 0755 by hand): narrow

@@ -1,6 +1,6 @@
 // Whether a process still runs, the one test agtmux uses for it: the spool
-// drain (is a spool file's producer gone?), the reconciler (is a wrapper's
-// agent gone?) and `agtmux daemon stop` (has agtmuxd exited?).
+// drain (is a spool file's producer gone?), the daemon's tick (is a
+// wrapped agent gone? DaemonCore::EndDeadWrappers) and `agtmux daemon stop` (has agtmuxd exited?).
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,8 @@
 // (so a specific rule such as anthropic_api_key runs before a general one
 // such as openai_api_key, and the general one then sees only the marker).
 // Patterns are compiled with PCRE2_MATCH_INVALID_UTF so terminal text with
-// broken UTF-8 is still scanned instead of failing the match.
+// broken UTF-8 is still scanned instead of failing the match. Each match
+// attempt runs under a match limit (redact.h: the step budget).
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "libagtcore/redact.h"
 
@@ -29,6 +30,9 @@ namespace {
 struct MatchDataFree {
   void operator()(pcre2_match_data* m) const { pcre2_match_data_free(m); }
 };
+struct MatchContextFree {
+  void operator()(pcre2_match_context* c) const { pcre2_match_context_free(c); }
+};
 
 Error PatternError(std::string_view path, int64_t line, std::string_view why) {
   return MakeError(Err::kPatternInvalid,
@@ -50,7 +54,8 @@ Redactor::Redactor(Redactor&&) noexcept = default;
 Redactor& Redactor::operator=(Redactor&&) noexcept = default;
 Redactor::~Redactor() = default;
 
-Result<Redactor> Redactor::Parse(std::string_view toml_text, std::string_view path) {
+Result<Redactor> Redactor::Parse(std::string_view toml_text, std::string_view path,
+                                 const RedactorOptions& options) {
   auto parsed = ParseToml(toml_text, path, Err::kPatternInvalid);
   if (!parsed.ok()) return parsed.error();
   const toml::table& root = *parsed;
@@ -63,6 +68,7 @@ Result<Redactor> Redactor::Parse(std::string_view toml_text, std::string_view pa
   if (rules == nullptr || rules->empty())
     return PatternError(path, 1, "expected [[rule]] tables");
   Redactor r;
+  r.options_ = options;
   for (size_t i = 0; i < rules->size(); ++i) {
     const toml::node& node = *rules->get(i);
     int64_t line = node.source().begin.line;
@@ -97,7 +103,7 @@ Result<Redactor> Redactor::Parse(std::string_view toml_text, std::string_view pa
     }
     auto rule = std::make_unique<Rule>();
     rule->code.reset(re);
-    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // falls back to the interpreter
+    if (options.jit) pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // else, or failing, the interpreter
     rule->id = *id;
     rule->marker = "[REDACTED:" + *id + "]";
     int group = pcre2_substring_number_from_name(re, reinterpret_cast<PCRE2_SPTR>("secret"));
@@ -107,19 +113,19 @@ Result<Redactor> Redactor::Parse(std::string_view toml_text, std::string_view pa
   return r;
 }
 
-Result<Redactor> Redactor::LoadFile(const std::string& path) {
+Result<Redactor> Redactor::LoadFile(const std::string& path, const RedactorOptions& options) {
   Result<std::string> text = ReadFile(path);
   if (!text.ok()) return text.error();
-  return Parse(*text, path);
+  return Parse(*text, path, options);
 }
 
-Result<Redactor> Redactor::LoadBuiltin(const EnvFn& env) {
+Result<Redactor> Redactor::LoadBuiltin(const EnvFn& env, const RedactorOptions& options) {
   constexpr const char* kFile = "/redaction.toml";
   if (const char* dir = env("AGTMUX_PATTERNS_DIR"); dir != nullptr && *dir != '\0')
-    return LoadFile(std::string(dir) + kFile);
+    return LoadFile(std::string(dir) + kFile, options);
   std::string source = std::string(AGTMUX_SOURCE_PATTERNS_DIR) + kFile;
-  if (FileExists(source)) return LoadFile(source);
-  return LoadFile(std::string(AGTMUX_INSTALLED_PATTERNS_DIR) + kFile);
+  if (FileExists(source)) return LoadFile(source, options);
+  return LoadFile(std::string(AGTMUX_INSTALLED_PATTERNS_DIR) + kFile, options);
 }
 
 std::string Redactor::Redact(std::string_view text) const {
@@ -128,7 +134,19 @@ std::string Redactor::Redact(std::string_view text) const {
 }
 
 std::string Redactor::Redact(std::string_view text, size_t* replaced) const {
-  *replaced = 0;
+  RedactStats stats;
+  std::string out = Redact(text, &stats);
+  *replaced = stats.replaced;
+  return out;
+}
+
+std::string Redactor::Redact(std::string_view text, RedactStats* stats) const {
+  *stats = RedactStats{};
+  // One context per call: a Redactor is shared (const) between threads.
+  std::unique_ptr<pcre2_match_context, MatchContextFree> ctx(pcre2_match_context_create(nullptr));
+  AGT_CHECK(ctx != nullptr);
+  pcre2_match_context* mctx = ctx.get();
+  pcre2_set_match_limit(mctx, options_.match_limit);
   std::string cur(text);
   std::string next;
   for (const auto& rule : rules_) {
@@ -141,8 +159,17 @@ std::string Redactor::Redact(std::string_view text, size_t* replaced) const {
     bool changed = false;
     while (start <= cur.size()) {
       int rc = pcre2_match(rule->code.get(), reinterpret_cast<PCRE2_SPTR>(cur.data()),
-                           cur.size(), start, 0, md.get(), nullptr);
-      if (rc < 0) break;  // PCRE2_ERROR_NOMATCH, or a resource limit: stop this rule
+                           cur.size(), start, 0, md.get(), mctx);
+      if (rc == PCRE2_ERROR_NOMATCH) break;
+      if (rc < 0) {
+        // Over budget (or another resource limit): fail closed.
+        next.append(cur, copied, start - copied);
+        next += rule->marker;
+        copied = cur.size();
+        changed = true;
+        ++stats->over_budget;
+        break;
+      }
       PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
       size_t mstart = ov[0], mend = ov[1];
       size_t rstart = mstart, rend = mend;
@@ -156,7 +183,7 @@ std::string Redactor::Redact(std::string_view text, size_t* replaced) const {
         next += rule->marker;
         copied = rend;
         changed = true;
-        ++*replaced;
+        ++stats->replaced;
       }
       // An empty match must not loop forever: step past one byte.
       start = mend > mstart ? mend : mend + 1;
@@ -173,21 +200,6 @@ std::vector<std::string> Redactor::RuleIds() const {
   std::vector<std::string> ids;
   for (const auto& r : rules_) ids.push_back(r->id);
   return ids;
-}
-
-void RedactEvent(const Redactor* r, Event* e) {
-  if (r == nullptr) {
-    e->raw_payload.clear();
-    if (e->signal) {
-      if (!e->signal->evidence.empty()) e->signal->evidence = "[evidence withheld: redaction rules unavailable]";
-      e->signal->detail.details.clear();
-      e->signal->detail.choices.clear();
-    }
-    return;
-  }
-  ForEachSecretText(*e, [r](std::string& text) {
-    if (!text.empty()) text = r->Redact(text);
-  });
 }
 
 }  // namespace agt::core

@@ -59,9 +59,12 @@ HookEnd Row1(const Candidate& hook, const Candidate& screen, const FusionMarks& 
 // Rows 2 and 3: a screen candidate is superseded by a newer hook/notify
 // candidate (lifecycle facts win for what they know), except a
 // high-confidence screen waiting_*: hooks lag the dialog, so only a hook that
-// ends the turn (completed, idle, error) clears it (row 3).
-std::string_view Row2Or3(const Candidate& screen, const Candidate& hook) {
+// ends the turn (completed, idle, error) clears it (row 3). Row 2a: a hook
+// that says unknown (the session ended) leaves the wrapper's reading: the
+// wrapper sees its agent exit itself, when it exits.
+std::string_view Row2Or3(Source screen_source, const Candidate& screen, const Candidate& hook) {
   if (!Newer(hook, screen)) return {};
+  if (hook.signal.state == State::kUnknown && screen_source == Source::kWrapper) return {};
   State s = screen.signal.state;
   bool screen_sure_wait = NeedsAction(s) && screen.signal.confidence == Confidence::kHigh;
   if (!screen_sure_wait) return fusion_rule::kHookBeatsScreen;
@@ -155,7 +158,7 @@ FusionResult Fuse(const std::array<const Candidate*, core::kSourceCount>& presen
           break;
       }
       if (superseded[Idx(s)].empty()) {
-        std::string_view rule = Row2Or3(sc, hc);
+        std::string_view rule = Row2Or3(s, sc, hc);
         if (!rule.empty()) superseded[Idx(s)] = rule;
       }
     }

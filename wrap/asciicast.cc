@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "libagtcore/json.h"
+
 namespace agt::wrap {
 namespace {
 
@@ -117,10 +119,8 @@ core::Result<Cast> ParseCast(std::string_view text) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     rapidjson::Document doc;
-    doc.Parse(line.data(), line.size());
-    if (doc.HasParseError())
-      return LineError(line_no, std::string("not JSON: ") +
-                                    rapidjson::GetParseError_En(doc.GetParseError()));
+    if (auto parsed = core::ParseJson(line, &doc); !parsed)
+      return LineError(line_no, "not JSON: " + parsed.error().message);
     if (!have_header) {
       if (!doc.IsObject()) return LineError(line_no, "the header is not a JSON object");
       auto v = doc.FindMember("version");
@@ -135,8 +135,13 @@ core::Result<Cast> ParseCast(std::string_view text) {
       cast.header.width = w->value.GetInt();
       cast.header.height = h->value.GetInt();
       auto ts = doc.FindMember("timestamp");
-      if (ts != doc.MemberEnd() && ts->value.IsNumber())
-        cast.header.timestamp = static_cast<int64_t>(ts->value.GetDouble());
+      if (ts != doc.MemberEnd() && ts->value.IsNumber()) {
+        // Out of int64's range the conversion would be undefined.
+        const double t = ts->value.GetDouble();
+        if (!(t > -9.2e18 && t < 9.2e18))
+          return LineError(line_no, "field timestamp: not a Unix time in seconds");
+        cast.header.timestamp = ts->value.IsInt64() ? ts->value.GetInt64() : static_cast<int64_t>(t);
+      }
       auto env = doc.FindMember("env");
       if (env != doc.MemberEnd() && env->value.IsObject())
         for (auto& m : env->value.GetObject())
@@ -151,8 +156,9 @@ core::Result<Cast> ParseCast(std::string_view text) {
         !doc[2].IsString() || doc[1].GetStringLength() != 1)
       return LineError(line_no, "an event must be [seconds, \"o|i|r|m\", \"data\"]");
     const double secs = doc[0].GetDouble();
-    if (!(secs >= 0) || !std::isfinite(secs))
-      return LineError(line_no, "event time must be a non-negative number");
+    // At most 292 years, so that the time in nanoseconds fits an int64.
+    if (!(secs >= 0 && secs < 9.2e9))
+      return LineError(line_no, "event time must be a non-negative number of seconds, below 9.2e9");
     CastEvent ev;
     ev.at = static_cast<core::TimeNs>(std::llround(secs * 1e9));
     ev.code = doc[1].GetString()[0];

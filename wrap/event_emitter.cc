@@ -10,6 +10,7 @@
 
 #include "libagtcore/clock.h"
 #include "libagtcore/event_codec.h"
+#include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/uv/handles.h"
 
@@ -52,8 +53,8 @@ struct EventEmitter::Request {
 
 namespace {
 
-std::string BatchBody(const std::vector<std::string>& lines) {
-  size_t n = 16;
+std::string BatchBody(const std::vector<std::string>& lines, int64_t dropped) {
+  size_t n = 48;
   for (const auto& l : lines) n += l.size() + 1;
   std::string body;
   body.reserve(n);
@@ -62,7 +63,9 @@ std::string BatchBody(const std::vector<std::string>& lines) {
     if (i > 0) body.push_back(',');
     body += lines[i];
   }
-  body += "]}";
+  body += "]";
+  if (dropped > 0) body += ",\"dropped\":" + std::to_string(dropped);
+  body += "}";
   return body;
 }
 
@@ -81,7 +84,9 @@ EventEmitter::~EventEmitter() {
   if (inflight_ != nullptr) inflight_->owner = nullptr;
 }
 
-void EventEmitter::Emit(const core::Event& e) {
+void EventEmitter::Emit(const core::Event& event) {
+  core::Event e = event;
+  core::RedactEvent(opts_.redactor, &e);
   std::string line = core::EncodeEvent(e);
   if (spool_ && queue_.empty()) {
     if (auto s = spool_->Append(line)) {
@@ -92,12 +97,23 @@ void EventEmitter::Emit(const core::Event& e) {
       stats_.last_error = s.error().ToString();
     }
   }
+  Enqueue(std::move(line));
+  Pump();
+}
+
+void EventEmitter::Enqueue(std::string line) {
+  queue_bytes_ += line.size();
   queue_.push_back(std::move(line));
-  if (queue_.size() > opts_.max_memory_events) {
-    queue_.pop_front();  // the spool is unwritable and the daemon away
+  // The spool is full or unwritable and the daemon away: memory is bounded.
+  // The in-flight batch is the front of the queue and is never dropped.
+  const size_t keep = inflight_ != nullptr && !inflight_from_spool_ ? inflight_count_ : 0;
+  while (queue_.size() > keep + 1 &&
+         (queue_.size() > opts_.max_memory_events || queue_bytes_ > opts_.max_memory_bytes)) {
+    auto victim = queue_.begin() + static_cast<ptrdiff_t>(keep);
+    queue_bytes_ -= victim->size();
+    queue_.erase(victim);
     ++stats_.dropped;
   }
-  Pump();
 }
 
 bool EventEmitter::Idle() const {
@@ -142,7 +158,8 @@ void EventEmitter::Send(std::vector<std::string> lines, bool from_spool) {
   req.path = "/v1/events";
   req.content_type = "application/json";
   req.headers.emplace_back("Connection", "close");
-  req.body = BatchBody(lines);
+  inflight_dropped_ = stats_.dropped - stats_.dropped_reported;
+  req.body = BatchBody(lines, inflight_dropped_);
   r->wire = net::FormatHttpRequest(req);
   inflight_ = r;
   inflight_from_spool_ = from_spool;
@@ -209,13 +226,15 @@ void EventEmitter::OnDone(bool ok, bool permanent, std::string error) {
   if (ok || permanent) {
     if (ok) {
       stats_.delivered += static_cast<int64_t>(n);
+      stats_.dropped_reported += inflight_dropped_;
     } else {
-      stats_.dropped += static_cast<int64_t>(n);
+      stats_.refused += static_cast<int64_t>(n);
       stats_.last_error = std::move(error);
     }
     if (inflight_from_spool_) {
       spool_acked_ += n;
     } else {
+      for (size_t i = 0; i < n; ++i) queue_bytes_ -= queue_[i].size();
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<ptrdiff_t>(n));
     }
     backoff_ms_ = 0;
@@ -232,7 +251,7 @@ void EventEmitter::ToSpool() {
   if (!spool_) {
     net::SpoolName name{"wrapper", opts_.producer_pid,
                         core::NewUlid(core::SystemClock::Get().Now())};
-    auto w = net::SpoolWriter::Open(opts_.spool_dir, name);
+    auto w = net::SpoolWriter::Open(opts_.spool_dir, name, opts_.max_spool_bytes);
     if (!w) {
       stats_.last_error = w.error().ToString();
       return;  // keep them in memory; retried with the next attempt
@@ -245,8 +264,30 @@ void EventEmitter::ToSpool() {
       stats_.last_error = s.error().ToString();
       return;
     }
+    queue_bytes_ -= queue_.front().size();
     queue_.pop_front();
     ++stats_.spooled;
+  }
+}
+
+// At the end: what is still in memory is lost, and so are the drops the
+// daemon was not told of; both go into this wrapper's drop record, for the
+// daemon's next drain to count.
+void EventEmitter::RecordDrops() {
+  stats_.dropped += static_cast<int64_t>(queue_.size());
+  queue_.clear();
+  queue_bytes_ = 0;
+  const int64_t unreported = stats_.dropped - stats_.dropped_reported;
+  if (unreported <= 0) return;
+  net::SpoolName name{"wrapper", opts_.producer_pid, core::NewUlid(core::SystemClock::Get().Now())};
+  if (spool_) {
+    // Name the record after the spool file, so the daemon reads them together.
+    net::ParseSpoolName(spool_->path().substr(spool_->path().rfind('/') + 1), &name);
+  }
+  if (auto st = net::WriteDropRecord(opts_.spool_dir, name, unreported); st) {
+    stats_.dropped_reported += unreported;
+  } else {
+    stats_.last_error = st.error().ToString();
   }
 }
 
@@ -291,6 +332,7 @@ void EventEmitter::Flush(uint64_t grace_ms, std::function<void()> done) {
 void EventEmitter::FinishFlush() {
   if (!flush_done_) return;
   ToSpool();  // whatever is still in memory waits for the daemon on disk
+  RecordDrops();
   uv::CloseAndDelete(retry_);
   uv::CloseAndDelete(grace_);
   retry_ = grace_ = nullptr;

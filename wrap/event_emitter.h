@@ -9,6 +9,14 @@
 // daemon acknowledged it (any 200). Re-sends are safe: dedupe keys.
 // A 4xx answer means the batch itself is unacceptable: it is dropped and
 // counted, so one bad event cannot wedge the stream.
+//
+// Every event is redacted and capped (core::RedactEvent) before it is
+// encoded, so neither the socket nor the spool file sees a secret. When
+// the spool cannot be written either (full, or unwritable), events wait in
+// memory up to max_memory_events and max_memory_bytes; past that the
+// oldest are dropped and counted. The count goes to the daemon with the
+// next delivered batch ({"events":[...],"dropped":N}), or at the end into
+// the spool's drop record; when even that fails, Flush's caller is told.
 #pragma once
 
 #include <uv.h>
@@ -22,6 +30,7 @@
 
 #include "libagtcore/event.h"
 #include "libagtcore/net/http_message.h"
+#include "libagtcore/redact.h"
 #include "libagtcore/net/spool.h"
 
 namespace agt::wrap {
@@ -34,13 +43,18 @@ struct EventEmitterOptions {
   uint64_t retry_min_ms = 200;
   uint64_t retry_max_ms = 5000;
   size_t max_batch = 256;
-  size_t max_memory_events = 10000;  // only when the spool cannot be written
+  size_t max_memory_events = 10000;       // only when the spool cannot be written
+  size_t max_memory_bytes = 4 * 1024 * 1024;
+  int64_t max_spool_bytes = net::SpoolMaxBytes();
+  const core::Redactor* redactor = nullptr;  // null: raw payloads dropped, texts only capped
 };
 
 struct EmitterStats {
   int64_t delivered = 0;  // events acknowledged by the daemon
   int64_t spooled = 0;    // events written to the spool
-  int64_t dropped = 0;    // events the daemon refused with a 4xx, or overflow
+  int64_t refused = 0;    // events the daemon refused with a 4xx
+  int64_t dropped = 0;    // events neither delivered nor spooled (memory overflow)
+  int64_t dropped_reported = 0;  // of those, told to the daemon or written to the drop record
   std::string last_error;
 };
 
@@ -66,6 +80,8 @@ class EventEmitter {
   struct Request;
   void Pump();
   void Send(std::vector<std::string> lines, bool from_spool);
+  void Enqueue(std::string line);
+  void RecordDrops();
   void OnDone(bool ok, bool permanent, std::string error);
   void ToSpool();
   bool Idle() const;
@@ -75,11 +91,13 @@ class EventEmitter {
   uv_loop_t* loop_;
   EventEmitterOptions opts_;
   std::deque<std::string> queue_;  // encoded events not yet delivered nor spooled
+  size_t queue_bytes_ = 0;
   std::unique_ptr<net::SpoolWriter> spool_;
   size_t spool_acked_ = 0;         // lines of the spool file already delivered
   Request* inflight_ = nullptr;
   bool inflight_from_spool_ = false;
   size_t inflight_count_ = 0;
+  int64_t inflight_dropped_ = 0;   // drops reported with the request in flight
   uv_timer_t* retry_ = nullptr;    // owned; closed through uv_close
   uv_timer_t* grace_ = nullptr;
   bool retry_armed_ = false;

@@ -205,12 +205,13 @@ void Session::StartEvents(core::TimeNs started_wall) {
   }
   events_ = std::make_unique<WrapperEvents>(MakeIdentity(in, boot_id),
                                             core::SystemClock::Get());
+  if (auto r = core::Redactor::LoadBuiltin()) redactor_.emplace(std::move(*r));
   EventEmitterOptions eo;
   eo.socket_path = opts_.socket_path;
   eo.spool_dir = opts_.spool_dir;
   eo.producer_pid = ::getpid();
+  eo.redactor = redactor_ ? &*redactor_ : nullptr;
   emitter_ = std::make_unique<EventEmitter>(&loop_, eo);
-  if (auto r = core::Redactor::LoadBuiltin()) redactor_.emplace(std::move(*r));
 }
 
 void Session::Output(const char* data, size_t n) {
@@ -588,6 +589,14 @@ int Session::Run() {
   uv_run(&loop_, UV_RUN_DEFAULT);
   term_.Restore();
   if (recorder_) (void)recorder_->Close();
+  if (emitter_) {
+    // Events lost with no record of the loss anywhere: say it, once, now
+    // that the terminal is the user's again.
+    const EmitterStats& st = emitter_->stats();
+    if (st.dropped > st.dropped_reported)
+      std::fprintf(stderr, "agtmux wrap: %lld events were lost: agtmuxd was away and the spool could not take them (%s)\n",
+                   static_cast<long long>(st.dropped - st.dropped_reported), st.last_error.c_str());
+  }
   emitter_.reset();
   uv_loop_close(&loop_);
   return exit_code_;

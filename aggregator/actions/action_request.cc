@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "aggregator/actions/action_service.h"
+#include "libagtcore/json.h"
 #include "libagtcore/timefmt.h"
 
 namespace agt::agg {
@@ -37,9 +38,9 @@ core::Result<ActionRequest> ParseActionRequest(std::string_view type, std::strin
   ActionRequest r;
   r.type = std::string(type);
   rapidjson::Document d;
-  d.Parse(body.data(), body.size());
-  if (d.HasParseError() || !d.IsObject())
-    return core::MakeError(core::Err::kPayloadInvalid, "the body must be a JSON object");
+  if (auto parsed = core::ParseJson(body, &d); !parsed)
+    return core::MakeError(core::Err::kPayloadInvalid, "the body must be a JSON object: " + parsed.error().message);
+  if (!d.IsObject()) return core::MakeError(core::Err::kPayloadInvalid, "the body must be a JSON object");
   auto str = [&](const char* k, std::string* out) -> core::Status {
     if (!d.HasMember(k)) return core::Ok();
     if (!d[k].IsString()) return Bad(k, "must be a string");
@@ -68,7 +69,7 @@ core::Result<ActionRequest> ParseActionRequest(std::string_view type, std::strin
                   integer("enter_delay_ms", &r.enter_delay_ms, 0, 5000), integer("lines", &r.lines, 1, 100000),
                   integer("key_delay_ms", &r.key_delay_ms, 0, 1000),
                   boolean("escapes", &r.escapes), str("mode", &r.mode), str("signal", &r.signal),
-                  str("client", &r.client)}) {
+                  str("client", &r.client), str("client_socket", &r.client_socket)}) {
     if (!st) return st.error();
   }
   if (r.ref.empty()) return core::MakeError(core::Err::kRefInvalid, "field 'ref' is required");

@@ -61,6 +61,39 @@ core::Status ActionService::SendKeys(Run& run, const PaneRow& row, TargetExecuto
   return core::Ok();
 }
 
+core::Status ActionService::MoveCursor(Run& run, const PaneRow& row, TargetExecutor& ex, const detect::Menu& menu,
+                                       int number, int* cursor, std::vector<std::string>* sent) {
+  // An agent under load may lose an arrow (observed: "no" confirmed "Yes,
+  // and don't ask again" once): each move is read back from the screen, and
+  // a lost arrow is sent again from where the cursor is.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::vector<std::string> arrows = ArrowsTo(*cursor, number);
+    if (arrows.empty() && attempt == 0) return core::Ok();  // the screen just read says so
+    if (auto st = SendKeys(run, row, ex, arrows); !st) return st;
+    sent->insert(sent->end(), arrows.begin(), arrows.end());
+    for (int i = 0; i < 12; ++i) {
+      world_->Sleep(60 * core::kNsPerMs);
+      auto now = ReadMenu(row, ex);
+      if (!now) {
+        if (now.error().code == core::Err::kPreconditionFailed)
+          return Refuse(core::Err::kIo, "the menu went while its cursor was moved (" + JoinKeys(*sent) +
+                                            "); nothing was confirmed, the pane needs a look");
+        continue;  // a failing tmux proves nothing; read again
+      }
+      if (!SameChoices(menu.choices, *now))
+        return Refuse(core::Err::kIo, "the menu changed while its cursor was moved (" + JoinKeys(*sent) +
+                                          "); nothing was confirmed, the pane needs a look");
+      const bool moved = now->cursor_position != *cursor;
+      *cursor = now->cursor_position;
+      if (*cursor == number) return core::Ok();
+      if (moved) i = 0;  // on its way: give the rest of the arrows their time
+    }
+  }
+  return Refuse(core::Err::kIo, "the cursor did not reach option " + std::to_string(number) + " (it is on " +
+                                    std::to_string(*cursor) + " after " + JoinKeys(*sent) +
+                                    "); nothing was confirmed, the pane needs a look");
+}
+
 core::Status ActionService::DoRespond(Run& run, const PaneRow& row, TargetExecutor& ex) {
   const ActionRequest& q = run.req;
   core::State s = row.agent ? row.st.signal.state : core::State::kUnknown;
@@ -83,16 +116,20 @@ core::Status ActionService::DoRespond(Run& run, const PaneRow& row, TargetExecut
     return Refuse(core::Err::kUnsupported, "multi-select menus of " + row.agent_type +
                                                " are not supported yet (only Claude Code's); nothing was sent");
 
+  // Each option is confirmed (Enter) or toggled (Space) only once the screen
+  // shows the cursor on it.
   std::vector<std::string> keys;
   int cursor = menu->cursor_position;
   for (int n : *numbers) {
-    auto arrows = ArrowsTo(cursor, n);
-    keys.insert(keys.end(), arrows.begin(), arrows.end());
-    keys.emplace_back(menu->multi_select ? "Space" : "Enter");
-    cursor = n;
+    if (auto st = MoveCursor(run, row, ex, *menu, n, &cursor, &keys); !st) return st;
+    std::vector<std::string> press = {menu->multi_select ? "Space" : "Enter"};
+    if (auto st = SendKeys(run, row, ex, press); !st) return st;
+    keys.push_back(press[0]);
   }
-  if (menu->multi_select) keys.emplace_back("Right");  // to the review page
-  if (auto st = SendKeys(run, row, ex, keys); !st) return st;
+  if (menu->multi_select) {
+    if (auto st = SendKeys(run, row, ex, {"Right"}); !st) return st;  // to the review page
+    keys.emplace_back("Right");
+  }
 
   if (menu->multi_select) {
     // Claude's review page ("Ready to submit your answers?"): confirm its
@@ -109,10 +146,10 @@ core::Status ActionService::DoRespond(Run& run, const PaneRow& row, TargetExecut
     if (!submit)
       return Refuse(core::Err::kIo, "the options were toggled (" + JoinKeys(keys) +
                                         ") but the review page with 'Submit' did not appear; the pane needs a look");
-    std::vector<std::string> confirm = ArrowsTo(review->cursor_position, submit);
-    confirm.emplace_back("Enter");
-    if (auto st = SendKeys(run, row, ex, confirm); !st) return st;
-    keys.insert(keys.end(), confirm.begin(), confirm.end());
+    int review_cursor = review->cursor_position;
+    if (auto st = MoveCursor(run, row, ex, *review, submit, &review_cursor, &keys); !st) return st;
+    if (auto st = SendKeys(run, row, ex, {"Enter"}); !st) return st;
+    keys.emplace_back("Enter");
   }
 
   // Verified when the menu is gone or has changed (the agent took the answer).

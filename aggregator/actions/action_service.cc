@@ -9,14 +9,19 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
 #include "aggregator/http/api_error.h"
 #include "aggregator/http/json_writer.h"
+#include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/json.h"
+#include "libagtcore/redact.h"
 #include "libagtcore/ref.h"
 #include "libagtcore/shell.h"
+#include "state/store/redact_fallback.h"
 
 namespace agt::agg {
 
@@ -82,6 +87,9 @@ core::Result<std::unique_ptr<ActionService>> ActionService::Create(ActionWorld* 
   state::StoreOptions so;
   so.path = options.db_path;
   so.durability = state::Durability::kNormal;
+  // The same rules as agtmux.db (the store's fallback knows fewer shapes).
+  if (auto r = core::Redactor::LoadBuiltin(); r.ok())
+    so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
   auto store = state::Store::Open(so);
   if (!store) return store.error();
   // The spec's defaults name `dd if=/dev/` too; add it while the block list
@@ -137,8 +145,7 @@ ActionReply ActionService::Execute(ActionRequest req) {
     auto prior = store_->FindActionByRequest(req.type, req.request_ref);
     if (prior) {
       rapidjson::Document meta;
-      meta.Parse(prior->metadata_json.c_str());
-      if (meta.HasParseError() || !meta.IsObject() || !meta.HasMember("payload_hash"))
+      if (!core::ParseJson(prior->metadata_json, &meta) || !meta.IsObject() || !meta.HasMember("payload_hash"))
         return ErrorReply(Fail(core::Err::kStore, "action " + prior->action_id + " has unreadable metadata"));
       if (meta["payload_hash"].GetString() != req.payload_hash)
         return ErrorReply(Fail(core::Err::kIdempotencyConflict,
@@ -383,7 +390,16 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
     std::string pane = core::ShellQuote(row.pane_id);
     std::string remote = core::ShellJoin(tmux) + " select-window -t " + pane + " \\; select-pane -t " + pane +
                          " \\; attach-session -t " + pane;
-    std::vector<std::string> cmd = {"ssh", "-t", target.spec.ssh_target, remote};
+    // `--` ends ssh's options: the target is a destination, never an option
+    // (targets are validated too: ParseSshTarget). ssh takes no host:port,
+    // so a port becomes -p.
+    std::vector<std::string> cmd = {"ssh", "-t"};
+    std::string destination = target.spec.ssh_target;
+    if (auto ssh = ParseSshTarget(target.spec.ssh_target)) {
+      destination = (ssh->user.empty() ? "" : ssh->user + "@") + ssh->host;
+      if (ssh->port != 22) cmd.insert(cmd.end(), {"-p", std::to_string(ssh->port)});
+    }
+    cmd.insert(cmd.end(), {"--", destination, remote});
     run.extra.Key("mode").Str("print").Key("command").BeginArray();
     for (const auto& a : cmd) run.extra.Str(a);
     run.extra.EndArray();
@@ -392,7 +408,16 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
   if (!row.window_id.empty())
     if (auto st = RunTmux(*ex, tmux, {"select-window", "-t", row.window_id}); !st) return st;
   if (auto st = RunTmux(*ex, tmux, {"select-pane", "-t", row.pane_id}); !st) return st;
-  if (!run.req.client.empty()) {
+  // A client of another tmux server cannot be switched to this one's pane:
+  // the caller is given the attach command instead.
+  // (By device and inode: std::filesystem::equivalent refuses two sockets.)
+  auto same_file = [](const std::string& a, const std::string& b) {
+    struct stat sa {}, sb {};
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  };
+  const bool other_server = !run.req.client_socket.empty() && !target.spec.tmux_socket.empty() &&
+                            !same_file(run.req.client_socket, target.spec.tmux_socket);
+  if (!run.req.client.empty() && !other_server) {
     if (auto st = RunTmux(*ex, tmux, {"switch-client", "-c", run.req.client, "-t", row.pane_id}); !st) return st;
     run.extra.Key("mode").Str("switched").Key("client").Str(run.req.client);
     Audit(run, "action_attached", "switch-client " + run.req.client);
@@ -469,7 +494,7 @@ ActionReply ActionService::Get(const std::string& action_id) {
                                 ? Fail(core::Err::kNotFound, "no action " + action_id)
                                 : a.error());
   rapidjson::Document meta;
-  meta.Parse(a->metadata_json.c_str());
+  if (!core::ParseJson(a->metadata_json, &meta)) meta.SetObject();
   JsonOut j;
   j.BeginObject().Key("schema_version").Int(1).Key("generated_at").Time(clock_.Now());
   j.Key("action").BeginObject();

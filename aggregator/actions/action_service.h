@@ -53,7 +53,8 @@ struct ActionRequest {
   std::string mode = "key";  // key | signal
   std::string signal = "INT";
   // attach
-  std::string client;        // the caller's tmux client (tty), when inside tmux
+  std::string client;        // the caller's tmux client (#{client_name}), when inside tmux
+  std::string client_socket; // the socket of that client's tmux server
   std::string payload_hash;  // of the body without request_ref (set by ParseActionRequest)
 };
 
@@ -109,6 +110,12 @@ class ActionService {
   core::Status DoRespond(Run& run, const PaneRow& row, TargetExecutor& ex);
   core::Result<detect::Menu> ReadMenu(const PaneRow& row, TargetExecutor& ex) const;
   core::Status SendKeys(Run& run, const PaneRow& row, TargetExecutor& ex, const std::vector<std::string>& keys);
+  /// Moves the cursor of `menu` (on screen, at `*cursor`) to option
+  /// `number` and confirms on the screen that it is there; the keys sent are
+  /// appended to `sent`. Fails closed: an error when the cursor does not get
+  /// there or the menu changes, and then nothing may be confirmed.
+  core::Status MoveCursor(Run& run, const PaneRow& row, TargetExecutor& ex, const detect::Menu& menu, int number,
+                          int* cursor, std::vector<std::string>* sent);
   core::Status DoViewOutput(Run& run, const PaneRow& row, TargetExecutor& ex);
   core::Status DoKill(Run& run, const PaneRow& row, TargetExecutor* ex);  // null in signal mode
   /// `ex` may be null for a remote target (the command is printed, not run).

@@ -69,6 +69,9 @@ struct Daemon {
   }
 
   void Drain() {
+    DrainOptions o;
+    o.now = core::SystemClock::Get().Now();
+    o.bad_max_age = retention_options.payload_age;  // .bad files hold payloads: they go when payloads do
     DrainReport r = DrainSpool(
         opt.paths.spool_dir,
         [this](std::vector<core::Event> events) -> core::Status {
@@ -76,9 +79,16 @@ struct Daemon {
           if (!res) return res.error();
           return core::Ok();
         },
-        core::ProcessAlive);
+        core::ProcessAlive, o);
     if (r.files > 0) log->info("spool: drained {} events from {} files", r.events, r.files);
+    if (r.bad_files_expired > 0) log->info("spool: {} expired .bad files deleted", r.bad_files_expired);
     for (const auto& e : r.errors) log->warn("spool: {}", e);
+    DropCounter& drops = core->drops();
+    for (auto [reason, n] : {std::pair{DropReason::kSpoolUndecodable, r.undecodable},
+                             std::pair{DropReason::kSpoolQuarantined, r.quarantined},
+                             std::pair{DropReason::kProducer, r.producer_dropped}}) {
+      if (n > 0 && !drops.Add(reason, n)) log->warn("cannot record {} dropped events in dropped.json", n);
+    }
   }
 
   // One bounded retention step (at most max_batches transactions of
@@ -136,7 +146,12 @@ int RunDaemon(const DaemonOptions& opt) {
     std::fprintf(stderr, "agtmuxd: %s\n", lock.error().ToString().c_str());
     return 3;
   }
-  bool stale = InstanceLock::RemoveStaleSocket(paths.socket_path);
+  auto stale_socket = InstanceLock::RemoveStaleSocket(paths.socket_path);
+  if (!stale_socket) {
+    std::fprintf(stderr, "agtmuxd: %s\n", stale_socket.error().ToString().c_str());
+    return 1;
+  }
+  const bool stale = *stale_socket;
 
   Daemon d(opt);
   // The default logger, so the collectors' spdlog calls land in the log
@@ -192,6 +207,10 @@ int RunDaemon(const DaemonOptions& opt) {
               paths.socket_path, d.core->state().name(), d.core->persistence().name(),
               d.core->watch().stream_id());
 
+  // Retention ages from config.toml ([daemon] retention_payloads,
+  // retention_events; the spool drain expires .bad files at the first).
+  d.retention_options.payload_age = opt.config.daemon.retention_payloads;
+  d.retention_options.metadata_age = opt.config.daemon.retention_events;
   d.Drain();
   for (const TargetStatus& t : std::vector<TargetStatus>(d.core->targets().all())) {
     if (auto st = d.Connect(t.spec); !st) {
@@ -203,10 +222,6 @@ int RunDaemon(const DaemonOptions& opt) {
     }
   }
 
-  // Retention ages from config.toml ([daemon] retention_payloads,
-  // retention_events).
-  d.retention_options.payload_age = opt.config.daemon.retention_payloads;
-  d.retention_options.metadata_age = opt.config.daemon.retention_events;
   d.retention_options.batch_rows = 1000;
   d.retention_options.max_batches = 4;
   d.retention_interval_ms = static_cast<uint64_t>(opt.retention_interval_ms);

@@ -10,7 +10,9 @@
 #include <algorithm>
 
 #include "libagtcore/detect/pattern_analyzer.h"
+#include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/process.h"
 #include "libagtcore/uv/handles.h"
 
 namespace agt::agg {
@@ -29,7 +31,10 @@ std::string_view DispositionName(state::Disposition d) {
 }
 
 DaemonCore::DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options)
-    : loop_(loop), clock_(clock), options_(std::move(options)) {}
+    : loop_(loop),
+      clock_(clock),
+      options_(std::move(options)),
+      drops_(options_.backend.state_dir.empty() ? "" : options_.backend.state_dir + "/dropped.json") {}
 
 DaemonCore::~DaemonCore() {
   uv::CloseAndDelete(queue_timer_);
@@ -125,6 +130,15 @@ core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Eve
   if (st) {
     events_ingested_ += static_cast<int64_t>(batch.size());
     AfterChange(batch);
+  } else {
+    // The engine applied what the store refused: it is rebuilt from the
+    // store, so that it never shows (or acts on, or later commits effects
+    // derived from) a state that was not persisted and not acknowledged.
+    // If the store cannot even be read, the engine keeps what it has; a
+    // restart puts them back in step.
+    if (auto restored = backend_.persistence->Restore(*backend_.core); !restored)
+      spdlog::error("a commit failed ({}) and the engine could not be rebuilt from the store: {}",
+                    st.error().ToString(), restored.error().ToString());
   }
   // A large batch (a spool drained at once) is not kept in memory until the
   // next one; the usual batch of a few events is.
@@ -141,6 +155,10 @@ void DaemonCore::AfterChange(const std::vector<Applied>& applied) {
     for (const auto& [target, health] : fx.target_health) {
       if (TargetStatus* t = targets_.Find(target)) {
         t->health = health;
+        // The collector's reason (refused, timed out, host key mismatch,
+        // revoked, auth failed) is what /v1/targets and `agtmux target
+        // list` show.
+        t->error = health == state::TargetHealth::kOk ? "" : a.event.raw_payload;
         t->updated_at = a.event.ingested_at;
         changed = true;
       }
@@ -241,7 +259,7 @@ void DaemonCore::Tick() {
     batch.push_back({core::Event{}, std::move(fx)});
     if (auto st = backend_.persistence->Commit(batch, now); st) AfterChange(batch);
   }
-  // Demotions go through the ingest path as events, like the reconciler's.
+  // Demotions go through the ingest path as events.
   std::vector<core::Event> demotions;
   for (const auto& d : backend_.core->DueDemotions(now)) {
     core::Event e;
@@ -257,6 +275,49 @@ void DaemonCore::Tick() {
     demotions.push_back(std::move(e));
   }
   if (!demotions.empty()) (void)Ingest(std::move(demotions));
+  EndDeadWrappers(now);
+}
+
+// A wrapper killed with SIGKILL (or an OOM kill) never sends wrapper_exited,
+// and its runtime would hold the pane with its last state for ever. The
+// wrapper reports its agent's pid; the agent goes with the wrapper (its
+// terminal hangs up). A wrapped runtime whose pid has been gone for
+// dead_wrapper_grace without a wrapper_exited (which a wrapper that exits
+// normally sends right after its agent) gets stale_detected and
+// runtime_ended, once. Wrapper events come through this machine's socket,
+// so the pid is this machine's.
+void DaemonCore::EndDeadWrappers(core::TimeNs now) {
+  const std::function<bool(int64_t)>& alive = options_.pid_alive;
+  std::map<std::string, core::TimeNs> still_gone;
+  std::vector<core::Event> ended;
+  for (const state::PaneState& ps : backend_.core->AllPanes()) {
+    if (ps.runtime_id.empty()) continue;
+    const state::Runtime* rt = backend_.core->FindRuntime(ps.runtime_id);
+    if (!rt || rt->ended_at != 0 || rt->owner != core::Source::kWrapper || !rt->pid || *rt->pid <= 1) continue;
+    if (alive ? alive(*rt->pid) : core::ProcessAlive(*rt->pid)) continue;
+    auto seen = gone_since_.find(rt->runtime_id);
+    const core::TimeNs since = seen == gone_since_.end() ? now : seen->second;
+    if (now - since < options_.dead_wrapper_grace) {
+      still_gone[rt->runtime_id] = since;
+      continue;
+    }
+    for (std::string_view type : {core::event_type::kStaleDetected, core::event_type::kRuntimeEnded}) {
+      core::Event e;
+      e.event_id = core::NewUlid(now);
+      e.event_type = std::string(type);
+      e.source = core::Source::kPoller;
+      e.dedupe_key = "wrapper-gone:" + std::string(type) + ":" + rt->runtime_id;
+      e.event_time = now;
+      e.runtime_id = rt->runtime_id;
+      e.target_id = rt->target_id;
+      e.pane_id = rt->pane_id;
+      e.pid = *rt->pid;
+      e.raw_payload = "the wrapped agent (pid " + std::to_string(*rt->pid) + ") is gone and its wrapper sent no exit";
+      ended.push_back(std::move(e));
+    }
+  }
+  gone_since_ = std::move(still_gone);
+  if (!ended.empty()) (void)Ingest(std::move(ended));
 }
 
 core::Status DaemonCore::Flush() {

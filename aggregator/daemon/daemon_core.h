@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "aggregator/daemon/drop_counter.h"
 #include "aggregator/daemon/persistence.h"
 #include "aggregator/http/views.h"
 #include "aggregator/http/watch_hub.h"
@@ -51,6 +52,11 @@ struct CoreOptions {
   WatchOptions watch;
   core::TimeNs fresh_owner = 60 * core::kNsPerSec;  // PTY/HOOK ownership freshness
   std::string screens_dir;    // <state_dir>/screens: kept screens ("" = keep none)
+  /// Whether a pid on this machine is alive (core::ProcessAlive; tests fake it).
+  std::function<bool(int64_t)> pid_alive;
+  /// How long a wrapped runtime's agent must be gone, with no wrapper_exited,
+  /// before the runtime is ended (EndDeadWrappers).
+  core::TimeNs dead_wrapper_grace = 2 * core::kNsPerSec;
 };
 
 /// Who reads this runtime's pane fresher than a capture, and so what the
@@ -92,8 +98,8 @@ class DaemonCore final : public CollectorSink {
                                           const std::string& pane_id) const override;
   void KeepScreen(detect::KeptScreen screen) override;
 
-  /// Time-driven engine work (pending-bind expiry, demotions); the daemon
-  /// calls it every second.
+  /// Time-driven engine work (pending-bind expiry, demotions, runtimes of
+  /// wrappers that died without a word); the daemon calls it every second.
   void Tick();
   /// Commits collector events queued since the last loop turn.
   void FlushQueued();
@@ -110,11 +116,14 @@ class DaemonCore final : public CollectorSink {
   const std::map<std::string, Topology>& topologies() const { return topologies_; }
   void set_decorator(PaneDecorator* d) { decorator_ = d; }
   int64_t events_ingested() const { return events_ingested_; }
+  /// Events lost on the way (spool lines, producers' reports), by reason.
+  DropCounter& drops() { return drops_; }
 
  private:
   void AssignTarget(core::Event* e) const;
   DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options);
   void AfterChange(const std::vector<Applied>& applied);
+  void EndDeadWrappers(core::TimeNs now);
 
   uv_loop_t* loop_;
   const core::Clock& clock_;
@@ -126,6 +135,7 @@ class DaemonCore final : public CollectorSink {
   PaneDecorator* decorator_ = nullptr;
   core::TimeNs last_ingested_ = 0;
   int64_t events_ingested_ = 0;
+  DropCounter drops_;
   std::vector<core::Event> queued_;
   // Ingest's batch, kept from one call to the next so that the engine
   // overwrites each Effects' rows in place (ApplyInto) instead of building
@@ -134,6 +144,7 @@ class DaemonCore final : public CollectorSink {
   bool ingesting_ = false;
   uv_timer_t* queue_timer_ = nullptr;
   std::unique_ptr<core::Redactor> redactor_;  // null: the rules failed to load
+  std::map<std::string, core::TimeNs> gone_since_;  // wrapped runtime -> when its pid was first seen gone
 };
 
 }  // namespace agt::agg

@@ -14,11 +14,15 @@ class InstanceLock {
  public:
   /// Takes the lock at `lock_path` without blocking and writes our pid
   /// into it. E_PRECONDITION_FAILED naming the holder's pid when another
-  /// daemon holds it.
+  /// daemon holds it. The file is opened without following a symbolic link
+  /// and must be a regular file of ours: E_IO naming what is there instead
+  /// (a planted link must not make us truncate its target).
   static core::Result<InstanceLock> Acquire(const std::string& lock_path);
-  /// With the lock held: removes a leftover socket file at `socket_path`.
-  /// Returns true when one was removed.
-  static bool RemoveStaleSocket(const std::string& socket_path);
+  /// With the lock held: removes a leftover socket at `socket_path`.
+  /// Returns true when one was removed, false when nothing was there. E_IO
+  /// when something else is there (a symbolic link, a file): agtmuxd never
+  /// removes it, and binding would only say "address already in use".
+  static core::Result<bool> RemoveStaleSocket(const std::string& socket_path);
   const std::string& path() const { return path_; }
 
  private:

@@ -10,6 +10,7 @@
 
 #include "aggregator/http/api_error.h"
 #include "libagtcore/event_codec.h"
+#include "libagtcore/json.h"
 #include "libagtcore/ref.h"
 
 namespace agt::agg {
@@ -90,6 +91,12 @@ class Api {
     j.Key("panes").Int(static_cast<int64_t>(rows.size())).Key("agent_panes").Int(agents);
     j.Key("watchers").Int(static_cast<int64_t>(c.watch().subscriber_count()));
     j.Key("events_ingested").Int(c.events_ingested());
+    j.Key("events_dropped").Int(c.drops().total()).Key("dropped").BeginObject();
+    for (size_t i = 0; i < kDropReasons; ++i) {
+      const auto reason = static_cast<DropReason>(i);
+      j.Key(std::string(DropReasonName(reason))).Int(c.drops().count(reason));
+    }
+    j.EndObject();
     j.EndObject();
     return Json(200, j.Take());
   }
@@ -159,8 +166,10 @@ class Api {
 
   HttpResponse AddTarget(const HttpRequest& req) {
     rapidjson::Document d;
-    d.Parse(req.body.c_str(), req.body.size());
-    if (d.HasParseError() || !d.IsObject())
+    if (auto parsed = core::ParseJson(req.body, &d); !parsed)
+      return Error(400, core::Err::kPayloadInvalid, "body must be a JSON object {\"name\",\"kind\",...}: " +
+                                                        parsed.error().message);
+    if (!d.IsObject())
       return Error(400, core::Err::kPayloadInvalid, "body must be a JSON object {\"name\",\"kind\",...}");
     TargetSpec spec;
     for (auto [key, out] : {std::pair{"name", &spec.name}, std::pair{"kind", &spec.kind},
@@ -211,10 +220,14 @@ class Api {
   }
 
   HttpResponse PostEvents(const HttpRequest& req) {
-    auto events = core::DecodeEvents(req.body);
+    int64_t dropped = 0;
+    auto events = core::DecodeEvents(req.body, &dropped);
     if (!events) return ErrorResponse(400, events.error());
     auto results = ctx_.core->Ingest(std::move(*events));
     if (!results) return ErrorResponse(500, results.error());
+    // A producer reports, with a delivered batch, the events it had to drop
+    // while it could neither deliver nor spool them (docs/api.md).
+    if (dropped > 0) ctx_.core->drops().Add(DropReason::kProducer, dropped);
     JsonOut j;
     j.BeginObject().Key("schema_version").Int(1).Key("results").BeginArray();
     for (const IngestResult& r : *results) {

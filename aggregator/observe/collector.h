@@ -1,8 +1,8 @@
 // The seam between a target's collector (tmux observation, the CAP poller,
-// the reconciler's probes) and the daemon core (engine, store, API). A
+// the target's health) and the daemon core (engine, store, API). A
 // collector never touches the engine or the store: it reports topology and
 // sends events through this sink, the same ingest path the wrapper and the
-// hooks use (spec §5: the reconciler never writes states directly).
+// hooks use (docs/spec.md: nothing but the engine writes states).
 #pragma once
 
 #include <cstdint>

@@ -68,10 +68,12 @@ void ControlParser::Line(std::string_view line) {
     if (!SplitGuard(line.substr(7), &guard, &flags)) return;
     in_block_ = true;
     block_guard_ = std::string(guard);
-    int f = 0;
+    // Only bit 0 matters; unsigned, so that a flags field of any length
+    // wraps instead of overflowing (the parity survives the wrap).
+    unsigned f = 0;
     for (char c : flags) {
       if (c < '0' || c > '9') break;
-      f = f * 10 + (c - '0');
+      f = f * 10u + static_cast<unsigned>(c - '0');
     }
     block_is_reply_ = (f & 1) != 0;
     block_text_.clear();

@@ -2,7 +2,8 @@
 // non-blocking mode; every wait is a poll() on the socket in the direction
 // libssh2 asks for, bounded by the call's deadline, so no step can hang past
 // its timeout. A transport failure drops the session; the next attempt (or
-// the next command) reconnects.
+// the next command) reconnects. Host keys are checked as OpenSSH does, by
+// type, with @revoked keys refused (known_hosts.h says what libssh2 lacks).
 #include "aggregator/targets/ssh_executor.h"
 
 #include <arpa/inet.h>
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <libssh2.h>
 #include <netdb.h>
+#include <openssl/evp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -20,6 +22,8 @@
 #include <cstring>
 #include <random>
 
+#include "aggregator/targets/known_hosts.h"
+#include "libagtcore/file.h"
 #include "libagtcore/shell.h"
 #include "libagtcore/unique_fd.h"
 
@@ -40,6 +44,14 @@ void SleepNs(TimeNs ns) {
   if (ns <= 0) return;
   timespec ts{time_t(ns / core::kNsPerSec), long(ns % core::kNsPerSec)};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
+std::string Base64(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
+  out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return out;
 }
 
 std::string HomeFile(const char* rel) {
@@ -137,31 +149,67 @@ core::Status SshExecutor::Connect() {
   s->ssh = libssh2_session_init();
   if (!s->ssh) return unreachable("libssh2_session_init failed");
   libssh2_session_set_blocking(s->ssh, 0);
+
+  // known_hosts is read before the handshake: the key types it holds for
+  // this host are the host-key methods we ask for first, as OpenSSH does,
+  // so a server with several host keys shows the one we know.
+  LIBSSH2_KNOWNHOSTS* kh = libssh2_knownhost_init(s->ssh);
+  std::unique_ptr<LIBSSH2_KNOWNHOSTS, decltype(&libssh2_knownhost_free)> khg(kh, libssh2_knownhost_free);
+  auto known_text = core::ReadWholeFile(options_.known_hosts);
+  if (!kh || !known_text ||
+      libssh2_knownhost_readfile(kh, options_.known_hosts.c_str(), LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0) {
+    definite_ = true;
+    return unreachable("cannot read known_hosts " + options_.known_hosts);
+  }
+  std::vector<int> known_types;
+  for (int type : {LIBSSH2_HOSTKEY_TYPE_ED25519, LIBSSH2_HOSTKEY_TYPE_ECDSA_256, LIBSSH2_HOSTKEY_TYPE_ECDSA_384,
+                   LIBSSH2_HOSTKEY_TYPE_ECDSA_521, LIBSSH2_HOSTKEY_TYPE_RSA, LIBSSH2_HOSTKEY_TYPE_DSS}) {
+    // A key that is no key: an entry of this type for this host answers
+    // "mismatch", no entry "not found".
+    static const char kProbe[] = "agtmux-probe";
+    if (libssh2_knownhost_checkp(kh, options_.host.c_str(), options_.port, kProbe, sizeof kProbe - 1,
+                                 LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
+                                     KnownHostKeyMask(type),
+                                 nullptr) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
+      known_types.push_back(type);
+  }
+  if (!known_types.empty())
+    (void)libssh2_session_method_pref(s->ssh, LIBSSH2_METHOD_HOSTKEY,
+                                      HostKeyMethodPreference(known_types).c_str());
+
   int rc;
   while ((rc = libssh2_session_handshake(s->ssh, s->sock.get())) == LIBSSH2_ERROR_EAGAIN)
     if (!s->Wait(deadline)) return unreachable("handshake: timed out");
   if (rc != 0) return unreachable("handshake failed (" + std::to_string(rc) + ")");
 
-  // The host key must be in known_hosts; anything else is refused.
+  // The host key must be in known_hosts, with its type, and not revoked;
+  // anything else is refused.
   {
-    LIBSSH2_KNOWNHOSTS* kh = libssh2_knownhost_init(s->ssh);
-    std::unique_ptr<LIBSSH2_KNOWNHOSTS, decltype(&libssh2_knownhost_free)> khg(kh, libssh2_knownhost_free);
-    if (!kh || libssh2_knownhost_readfile(kh, options_.known_hosts.c_str(),
-                                          LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0)
-      return unreachable("cannot read known_hosts " + options_.known_hosts);
     size_t len = 0;
     int type = 0;
     const char* key = libssh2_session_hostkey(s->ssh, &len, &type);
     if (!key) return unreachable("no host key");
+    definite_ = true;  // a wrong, revoked or unknown host key will not fix itself
+    const std::string type_name(HostKeyTypeName(type));
+    const std::string presented = type_name + " " + Base64(std::string_view(key, len));
+    for (const std::string& revoked : RevokedKeys(*known_text))
+      if (revoked == presented)
+        return unreachable("the host's " + type_name + " key is marked @revoked in " + options_.known_hosts +
+                           "; refused");
     libssh2_knownhost* found = nullptr;
     int check = libssh2_knownhost_checkp(kh, options_.host.c_str(), options_.port, key, len,
-                                         LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW,
+                                         LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
+                                             KnownHostKeyMask(type),
                                          &found);
-    definite_ = true;  // a wrong or unknown host key will not fix itself
     if (check == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
-      return unreachable("host key does not match known_hosts (possible impersonation)");
-    if (check != LIBSSH2_KNOWNHOST_CHECK_MATCH)
+      return unreachable("the host's " + type_name + " key does not match the one in " + options_.known_hosts +
+                         " (possible impersonation)");
+    if (check != LIBSSH2_KNOWNHOST_CHECK_MATCH) {
+      if (!known_types.empty())
+        return unreachable("the host offered a " + type_name + " key, which " + options_.known_hosts +
+                           " does not list for it (it lists other key types)");
       return unreachable("host not in known_hosts " + options_.known_hosts);
+    }
     definite_ = false;
   }
 

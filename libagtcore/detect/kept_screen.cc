@@ -14,6 +14,7 @@
 
 #include "libagtcore/file.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/json.h"
 #include "libagtcore/paths.h"
 #include "libagtcore/timefmt.h"
 
@@ -125,8 +126,7 @@ std::string EncodeKeptScreen(const KeptScreen& s) {
 
 core::Result<KeptScreen> DecodeKeptScreen(std::string_view json) {
   rapidjson::Document d;
-  d.Parse(json.data(), json.size());
-  if (d.HasParseError() || !d.IsObject())
+  if (!core::ParseJson(json, &d) || !d.IsObject())
     return core::MakeError(core::Err::kPayloadInvalid, "kept screen: not a JSON object");
   KeptScreen s;
   int format = 0;

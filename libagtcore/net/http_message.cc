@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <strings.h>
 
+#include "libagtcore/json.h"
+
 namespace agt::net {
 namespace {
 
@@ -193,8 +195,7 @@ HttpResponseParser::Status HttpResponseParser::Advance() {
 
 core::Error ApiErrorFromResponse(const HttpResponse& resp) {
   rapidjson::Document doc;
-  doc.Parse(resp.body.data(), resp.body.size());
-  if (!doc.HasParseError() && doc.IsObject()) {
+  if (core::ParseJson(resp.body, &doc).ok() && doc.IsObject()) {
     auto it = doc.FindMember("error");
     if (it != doc.MemberEnd() && it->value.IsObject()) {
       const auto& err = it->value;

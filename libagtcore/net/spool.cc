@@ -1,6 +1,9 @@
 // The event spool's files (see spool.h for the layout and the delivery
 // contract). Plain POSIX I/O: the spool is written from the wrapper's event
-// loop thread, a few small appends per state change.
+// loop thread, a few small appends per state change, and by one-shot hook
+// processes. The cap is checked against this writer's running total; the
+// directory is measured again when that total says "full", and at most a
+// second after the last measurement, so an append mostly costs one write().
 #include "libagtcore/net/spool.h"
 
 #include <dirent.h>
@@ -13,10 +16,35 @@
 #include <charconv>
 #include <cstring>
 
+#include "libagtcore/clock.h"
 #include "libagtcore/event_codec.h"
+#include "libagtcore/file.h"
 #include "libagtcore/file_reader.h"
 
 namespace agt::net {
+
+int64_t SpoolMaxBytes(const core::EnvFn& env) {
+  if (const char* v = env("AGTMUX_SPOOL_MAX_BYTES"); v != nullptr && *v != '\0') {
+    int64_t n = 0;
+    std::string_view sv(v);
+    auto [p, ec] = std::from_chars(sv.data(), sv.data() + sv.size(), n);
+    if (ec == std::errc() && p == sv.data() + sv.size() && n > 0) return n;
+  }
+  return kDefaultSpoolMaxBytes;
+}
+
+int64_t SpoolBytes(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  int64_t total = 0;
+  while (dirent* e = ::readdir(d)) {
+    struct stat st {};
+    if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+      total += st.st_size;
+  }
+  ::closedir(d);
+  return total;
+}
 
 std::string FormatSpoolName(const SpoolName& n) {
   return n.source + "-" + std::to_string(n.pid) + "-" + n.ulid + ".jsonl";
@@ -76,24 +104,76 @@ core::Result<std::vector<std::string>> ReadSpoolLines(const std::string& path) {
 }
 
 core::Result<std::vector<core::Event>> ReadSpoolEvents(const std::string& path) {
+  auto contents = ReadSpool(path);
+  if (!contents) return contents.error();
+  if (!contents->bad.empty()) {
+    const SpoolBadLine& b = contents->bad.front();
+    return core::MakeError(core::Err::kPayloadInvalid, path + ":" + std::to_string(b.line_no) + ": " + b.error);
+  }
+  return std::move(contents->events);
+}
+
+core::Result<SpoolContents> ReadSpool(const std::string& path) {
   auto text = core::RealFileReader().Read(path);
   if (!text) return text.error();
-  std::vector<core::Event> events;
-  std::string_view rest = *text;
+  return ParseSpool(*text);
+}
+
+SpoolContents ParseSpool(std::string_view text) {
+  SpoolContents out;
+  std::string_view rest = text;
   for (int line_no = 1;; ++line_no) {
     const size_t nl = rest.find('\n');
-    if (nl == std::string_view::npos) break;
+    if (nl == std::string_view::npos) {
+      out.torn_tail = !rest.empty();
+      break;
+    }
     if (nl > 0) {
-      auto ev = core::DecodeEvent(rest.substr(0, nl));
-      if (!ev)
-        return core::MakeError(core::Err::kPayloadInvalid,
-                               path + ":" + std::to_string(line_no) + ": " +
-                                   ev.error().message);
-      events.push_back(std::move(*ev));
+      std::string_view line = rest.substr(0, nl);
+      auto ev = core::DecodeEvent(line);
+      if (ev) {
+        out.events.push_back(std::move(*ev));
+      } else {
+        out.bad.push_back({line_no, std::string(line), ev.error().message});
+      }
     }
     rest.remove_prefix(nl + 1);
   }
-  return events;
+  return out;
+}
+
+core::Status WriteDropRecord(const std::string& dir, const SpoolName& name, int64_t count) {
+  if (auto s = MakeSpoolDir(dir); !s) return s;
+  const std::string stem = FormatSpoolName(name);
+  const std::string path = dir + "/" + stem.substr(0, stem.size() - 6) + ".dropped";
+  return core::WriteFileAtomic(path, std::to_string(count) + "\n", 0600, false);
+}
+
+core::Result<std::vector<DropRecord>> ListDropRecords(const std::string& dir) {
+  std::vector<DropRecord> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) {
+    if (errno == ENOENT) return out;
+    return core::MakeError(core::Err::kIo, dir + ": " + std::strerror(errno));
+  }
+  constexpr std::string_view kExt = ".dropped";
+  while (dirent* e = ::readdir(d)) {
+    std::string_view file = e->d_name;
+    if (file.size() <= kExt.size() || !file.ends_with(kExt)) continue;
+    DropRecord r;
+    if (!ParseSpoolName(std::string(file.substr(0, file.size() - kExt.size())) + ".jsonl", &r.name)) continue;
+    r.path = dir + "/" + std::string(file);
+    if (auto text = core::RealFileReader().Read(r.path)) {
+      std::string_view t = *text;
+      while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.remove_suffix(1);
+      int64_t n = 0;
+      auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+      if (ec == std::errc() && p == t.data() + t.size() && n > 0) r.count = n;
+    }
+    out.push_back(std::move(r));
+  }
+  ::closedir(d);
+  return out;
 }
 
 core::Status DeleteSpoolFile(const std::string& path) {
@@ -113,29 +193,48 @@ core::Status MakeSpoolDir(const std::string& dir) {
   return core::Ok();
 }
 
-core::Result<std::unique_ptr<SpoolWriter>> SpoolWriter::Open(const std::string& dir,
-                                                             const SpoolName& name) {
+core::Result<std::unique_ptr<SpoolWriter>> SpoolWriter::Open(const std::string& dir, const SpoolName& name,
+                                                             int64_t max_spool_bytes, core::TimeNs remeasure_after) {
   if (auto s = MakeSpoolDir(dir); !s) return s.error();
   std::string path = dir + "/" + FormatSpoolName(name);
-  core::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
+  core::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.valid()) return core::MakeError(core::Err::kIo, path + ": " + std::strerror(errno));
-  return std::unique_ptr<SpoolWriter>(new SpoolWriter(std::move(path), std::move(fd)));
+  std::unique_ptr<SpoolWriter> w(new SpoolWriter(dir, std::move(path), std::move(fd), max_spool_bytes, remeasure_after));
+  w->Measure();
+  return w;
+}
+
+void SpoolWriter::Measure() {
+  used_ = SpoolBytes(dir_);
+  measured_at_ = core::SystemClock::Get().Monotonic();
 }
 
 core::Status SpoolWriter::Append(std::string_view line) {
+  const int64_t need = static_cast<int64_t>(line.size()) + 1;
+  if (used_ + need > max_bytes_ || core::SystemClock::Get().Monotonic() - measured_at_ >= remeasure_after_) {
+    Measure();  // others may have written, or been drained, since
+    if (used_ + need > max_bytes_)
+      return core::MakeError(core::Err::kIo, path_ + ": spool full (" + std::to_string(used_) + " of " +
+                                                 std::to_string(max_bytes_) + " bytes)");
+  }
   std::string buf;
   buf.reserve(line.size() + 1);
   buf.append(line);
   buf.push_back('\n');
+  const off_t before = ::lseek(fd_.get(), 0, SEEK_END);
   size_t off = 0;
   while (off < buf.size()) {
     const ssize_t n = ::write(fd_.get(), buf.data() + off, buf.size() - off);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return core::MakeError(core::Err::kIo, path_ + ": " + std::strerror(errno));
+      const int err = errno;
+      // Cut the part that was written, so the next append starts a line.
+      if (off > 0 && before >= 0) (void)::ftruncate(fd_.get(), before);
+      return core::MakeError(core::Err::kIo, path_ + ": " + std::strerror(err));
     }
     off += static_cast<size_t>(n);
   }
+  used_ += need;
   return core::Ok();
 }
 

@@ -8,6 +8,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "libagtcore/json.h"
+
 namespace agt::state {
 namespace {
 
@@ -42,8 +44,7 @@ core::Error Bad(std::string_view what, std::string_view field) {
 
 core::Result<rapidjson::Document> Parse(std::string_view json, std::string_view what) {
   rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  if (!core::ParseJson(json, &doc) || !doc.IsObject()) {
     return MakeError(Err::kStore, "stored " + std::string(what) + " JSON does not parse");
   }
   return doc;

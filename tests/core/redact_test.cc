@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
+
+#include "libagtcore/event_redact.h"
+#include "tests/core/redact_adversarial.h"
+#include "tests/core/secret_samples.h"
 
 namespace agt::core {
 namespace {
@@ -123,17 +128,128 @@ TEST(RedactTest, CountsReplacementsAndIsIdempotent) {
 TEST(RedactTest, FindsSecretsAtTheEndOfLargeCaptures) {
   // A 1 MB capture (an unterminated key block near the start, lots of
   // ordinary output) must not hit a PCRE2 limit and leave the key behind.
+  // The block is read up to the first character no key body has (the "_"
+  // of the log line); what follows is ordinary text and stays.
   std::string big = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB\n";
   std::string line = "test_module.py::test_case PASSED [ 42%] password field ok\n";
-  while (big.size() < (1u << 20)) big += line;
-  big += "-----END EC PRIVATE KEY-----\nkey=AKIAIOSFODNN7EXAMPLE\n";
+  std::string lines;
+  while (lines.size() < (1u << 20)) lines += line;
+  big += lines + "-----END EC PRIVATE KEY-----\nkey=AKIAIOSFODNN7EXAMPLE\n";
   std::string out = Builtin().Redact(big);
-  EXPECT_EQ(out, "[REDACTED:private_key]\nkey=[REDACTED:aws_access_key_id]\n");
+  EXPECT_EQ(out, "[REDACTED:private_key]_module.py::test_case PASSED [ 42%] password field ok\n" +
+                     lines.substr(line.size()) + "-----END EC PRIVATE KEY-----\nkey=[REDACTED:aws_access_key_id]\n");
+  EXPECT_EQ(out.find("MHcCAQEEIB"), std::string::npos);
   std::string plain;
   while (plain.size() < (1u << 20)) plain += line;
   plain += "token=ghp_R2d2C3poLuke5kywalkerHanSolo0123456789";
   std::string redacted = Builtin().Redact(plain);
   EXPECT_EQ(redacted.substr(redacted.size() - 29), "token=[REDACTED:github_token]");
+}
+
+TEST(RedactTest, EveryFamilyInItsUsualPlace) {
+  // Each sample comes out exactly as it went in, its secret replaced by the
+  // marker of the rule that names its family.
+  std::set<std::string> rules;
+  for (const test::SecretSample& s : test::SecretSamples()) {
+    const size_t at = s.text.find(s.secret);
+    ASSERT_NE(at, std::string::npos) << s.text;
+    const std::string want = s.text.substr(0, at) + "[REDACTED:" + s.rule + "]" + s.text.substr(at + s.secret.size());
+    EXPECT_EQ(Builtin().Redact(s.text), want) << s.rule << ": " << s.text;
+    rules.insert(s.rule);
+  }
+  // Every rule has a sample.
+  for (const std::string& id : Builtin().RuleIds()) EXPECT_TRUE(rules.count(id)) << "no sample for " << id;
+}
+
+TEST(RedactTest, KeepsTextThatOnlyLooksLikeASecret) {
+  // What a terminal shows all day must survive: hashes, ids, prose about
+  // passwords, names that merely contain a keyword, numbers for token
+  // limits, short or partial prefixes, the working directory.
+  const char* keep[] = {
+      "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+      "id 123e4567-e89b-12d3-a456-426614174000",
+      "PWD=/home/user/src OLDPWD=/tmp",
+      "token_count: 12, secretary: Jane, api_key_id: 7",
+      "password_reset_url=https://example.com/reset",
+      "Authorization required",
+      "use --token-file /run/secrets/t",
+      "the cookie jar is empty",
+      "Bearer tokens expire",
+      "max_tokens=4096 max_token=4096 token: 512",
+      "pip install scikit-learn; sk-learn-style",
+      "hf_hub_download(repo_id='x')",
+      "AIzaShort glpat-short ghp_short npm_short",
+      "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+      "https://github.com/anthropics/claude-code/issues/1",
+      "user@host:/path and http://host:8080/a@b",
+      "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
+  };
+  for (const char* s : keep) EXPECT_EQ(Builtin().Redact(s), s);
+}
+
+TEST(RedactTest, EveryRuleStaysWithinItsStepBudgetOnHostileText) {
+  // The interpreter counts PCRE2's steps per match attempt (one rule at one
+  // start). A rule that reads far and fails at every start of a long run
+  // (the old openai rule on "sk-sk-sk-...": 89.7 s for 300 KB) needs about
+  // the run's length at each start: on 32 KiB texts it passes 20,000 steps
+  // and fails closed, which this test sees. The bounded rules stay below
+  // (the largest bound, a key block's 16 KiB body, costs about 16,400).
+  RedactorOptions counted;
+  counted.jit = false;
+  counted.match_limit = 20000;
+  Result<Redactor> r = Redactor::LoadBuiltin(MapEnv({{"AGTMUX_PATTERNS_DIR", AGTMUX_SOURCE_PATTERNS_DIR}}), counted);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  for (const test::HostileText& h : test::HostileTexts(32 * 1024, false)) {
+    RedactStats stats;
+    (void)r->Redact(h.text, &stats);
+    EXPECT_EQ(stats.over_budget, 0u) << h.name;
+  }
+}
+
+TEST(RedactTest, ASearchOverBudgetFailsClosed) {
+  // A rule written without care: after its first match ("ab"), its next
+  // search runs out of budget, and the text from where that search began
+  // is replaced rather than kept.
+  RedactorOptions tight;
+  tight.jit = false;
+  tight.match_limit = 10000;
+  Result<Redactor> r = Redactor::Parse("[[rule]]\nid = \"slow\"\npattern = '^ab|(x+x+)+y'\n", "t.toml", tight);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  RedactStats stats;
+  EXPECT_EQ(r->Redact("ab then " + std::string(30, 'x') + "z y", &stats), "[REDACTED:slow][REDACTED:slow]");
+  EXPECT_EQ(stats.replaced, 1u);
+  EXPECT_EQ(stats.over_budget, 1u);
+}
+
+TEST(RedactTest, EventTextsAreRedactedAndCapped) {
+  core::Event e;
+  const std::string key = "ghp_qREfgCE9WratP86yr3uTRjjfrMN4H3k7mWFM";
+  e.raw_payload = std::string(5000, 'x') + " " + key + " " + std::string(100000, 'y');
+  e.signal = core::Signal{};
+  e.signal->evidence = "token " + key;
+  e.signal->detail.details = std::string(10000, 'd');
+  e.signal->detail.choices = {"Yes, use " + key};
+  core::EventCaps caps;
+  caps.raw_payload = 5011;  // the key straddles the cut: it is redacted first
+  core::RedactEvent(&Builtin(), &e, caps);
+  EXPECT_TRUE(e.raw_payload == std::string(5000, 'x') + " [REDACTED:…[truncated, 105042 bytes in all]")
+      << e.raw_payload.substr(4990);
+  EXPECT_EQ(e.raw_payload.find("ghp_"), std::string::npos);
+  EXPECT_EQ(e.signal->evidence, "token [REDACTED:github_token]");
+  EXPECT_EQ(e.signal->detail.details, std::string(4096, 'd') + "…[truncated, 10000 bytes in all]");
+  EXPECT_EQ(e.signal->detail.choices[0], "Yes, use [REDACTED:github_token]");
+  // Without rules nothing passes on unredacted.
+  core::Event f;
+  f.raw_payload = key;
+  f.signal = core::Signal{};
+  f.signal->evidence = std::string(5000, 'e');
+  f.signal->detail.details = key;
+  f.signal->detail.choices = {key};
+  core::RedactEvent(nullptr, &f);
+  EXPECT_EQ(f.raw_payload, "");
+  EXPECT_EQ(f.signal->evidence, "[evidence withheld: redaction rules unavailable]");
+  EXPECT_EQ(f.signal->detail.details, "");
+  EXPECT_TRUE(f.signal->detail.choices.empty());
 }
 
 TEST(RedactTest, ToleratesInvalidUtf8) {

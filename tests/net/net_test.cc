@@ -1,6 +1,8 @@
 // libagtcore/net: the HTTP response parser, the blocking client against a
 // real Unix socket, the spool files, and the tmux identity parsers.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -244,6 +246,105 @@ TEST(Spool, AppendListReadDelete) {
   ASSERT_TRUE(DeleteSpoolFile((*files)[0].path).ok());  // already gone: fine
   EXPECT_EQ(ListSpool(dir)->size(), 1u);
   EXPECT_EQ(ListSpool(dir + "/nowhere")->size(), 0u);
+}
+
+core::Event SpoolEvent(const std::string& key) {
+  core::Event e;
+  e.event_id = "01JABCDEFGHJKMNPQRSTVWXYZ0";
+  e.event_type = "state_changed";
+  e.source = core::Source::kWrapper;
+  e.dedupe_key = key;
+  e.runtime_id = "r1";
+  e.event_time = 1700000000 * core::kNsPerSec;
+  return e;
+}
+
+TEST(Spool, ALineThatIsNotAnEventCostsOnlyItself) {
+  const std::string dir = TempDir() + "/spool";
+  auto w = SpoolWriter::Open(dir, {"hook", 5, "01JA0000000000000000000000"});
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Append(core::EncodeEvent(SpoolEvent("k1"))).ok());
+  { std::ofstream((*w)->path(), std::ios::app) << "{\"not\":\"an event\"}\n" << std::string(100, '[') << "\n"; }
+  ASSERT_TRUE((*w)->Append(core::EncodeEvent(SpoolEvent("k2"))).ok());
+  { std::ofstream((*w)->path(), std::ios::app) << "{\"event_id\":\"tor"; }
+  auto c = ReadSpool((*w)->path());
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  ASSERT_EQ(c->events.size(), 2u);
+  EXPECT_EQ(c->events[0].dedupe_key, "k1");
+  EXPECT_EQ(c->events[1].dedupe_key, "k2");
+  ASSERT_EQ(c->bad.size(), 2u);
+  EXPECT_EQ(c->bad[0].line_no, 2);
+  EXPECT_EQ(c->bad[0].text, "{\"not\":\"an event\"}");
+  EXPECT_EQ(c->bad[1].line_no, 3);
+  EXPECT_NE(c->bad[1].error.find("nested deeper than"), std::string::npos) << c->bad[1].error;
+  EXPECT_TRUE(c->torn_tail);
+}
+
+TEST(Spool, AppendsStopAtTheCapOfTheWholeDirectory) {
+  const std::string dir = TempDir() + "/spool";
+  const std::string line = core::EncodeEvent(SpoolEvent("k"));
+  const int64_t cap = static_cast<int64_t>(line.size() + 1) * 3 + 10;
+  // Both measure the directory before every append (remeasure_after 0).
+  auto a = SpoolWriter::Open(dir, {"wrapper", 5, "01JA0000000000000000000000"}, cap, 0);
+  auto b = SpoolWriter::Open(dir, {"hook", 6, "01JB0000000000000000000000"}, cap, 0);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_TRUE((*a)->Append(line).ok());
+  EXPECT_TRUE((*b)->Append(line).ok());
+  EXPECT_TRUE((*a)->Append(line).ok());
+  // The fourth line would pass the cap, counting both writers' files.
+  core::Status full = (*b)->Append(line);
+  ASSERT_FALSE(full.ok());
+  EXPECT_NE(full.error().message.find("spool full"), std::string::npos) << full.error().message;
+  EXPECT_LE(SpoolBytes(dir), cap);
+  // Once a file is drained there is room again.
+  ASSERT_TRUE(DeleteSpoolFile((*a)->path()).ok());
+  EXPECT_TRUE((*b)->Append(line).ok());
+  EXPECT_EQ(SpoolMaxBytes([](const char*) -> const char* { return "4096"; }), 4096);
+  EXPECT_EQ(SpoolMaxBytes([](const char*) -> const char* { return "x"; }), kDefaultSpoolMaxBytes);
+}
+
+TEST(Spool, AWriteThatFailsHalfWayIsCutBackOff) {
+  // RLIMIT_FSIZE makes write() stop part-way through a line (then fail
+  // with EFBIG): the part must not stay in the file, or the next line
+  // would be glued to it and both be lost.
+  const std::string dir = TempDir() + "/spool";
+  auto w = SpoolWriter::Open(dir, {"wrapper", 7, "01JA0000000000000000000000"});
+  ASSERT_TRUE(w.ok());
+  const std::string line = core::EncodeEvent(SpoolEvent("first"));
+  ASSERT_TRUE((*w)->Append(line).ok());
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  struct sigaction ign {}, prev {};
+  ign.sa_handler = SIG_IGN;
+  ::sigaction(SIGXFSZ, &ign, &prev);
+  struct rlimit lim = old;
+  lim.rlim_cur = line.size() + 1 + line.size() / 2;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &lim), 0);
+  core::Status st = (*w)->Append(core::EncodeEvent(SpoolEvent("torn")));
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::sigaction(SIGXFSZ, &prev, nullptr);
+  ASSERT_FALSE(st.ok());
+  ASSERT_TRUE((*w)->Append(core::EncodeEvent(SpoolEvent("third"))).ok());
+  auto c = ReadSpool((*w)->path());
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->bad.empty()) << c->bad.front().text;
+  EXPECT_FALSE(c->torn_tail);
+  ASSERT_EQ(c->events.size(), 2u);
+  EXPECT_EQ(c->events[1].dedupe_key, "third");
+}
+
+TEST(Spool, DropRecordsAreWrittenWholeAndListed) {
+  const std::string dir = TempDir() + "/spool";
+  ASSERT_TRUE(WriteDropRecord(dir, {"hook", 41, "01JA0000000000000000000000"}, 3).ok());
+  ASSERT_TRUE(WriteDropRecord(dir, {"hook", 41, "01JA0000000000000000000000"}, 5).ok());
+  { std::ofstream(dir + "/wrapper-42-01JB0000000000000000000000.dropped") << "junk"; }
+  auto r = ListDropRecords(dir);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->size(), 2u);
+  int64_t total = 0;
+  for (const DropRecord& d : *r) total += d.count;
+  EXPECT_EQ(total, 5);
+  EXPECT_EQ(ListSpool(dir)->size(), 0u);  // records are no spool files
 }
 
 TEST(TmuxIdentity, ParsesTmuxEnv) {

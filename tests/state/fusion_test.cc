@@ -266,6 +266,26 @@ TEST(Fusion, Row2NotifyCompletedBeatsAnOlderPollerUnknown) {
   EXPECT_EQ(s.Run().winner, Source::kNotify);
 }
 
+// Row 2a: a hook's session end (SessionEnd: unknown) does not remove the
+// wrapper's reading: the wrapper sees its agent exit itself, when it exits
+// (Gemini fires SessionEnd 0.1 s before it does). It does remove the
+// poller's, which notices the exit only at the collector's next scan.
+TEST(Fusion, Row2aAHookSessionEndLeavesTheWrapperReading) {
+  Set s;
+  s.Add(Cand(Source::kWrapper, State::kCompleted, 1)).Add(Cand(Source::kHook, State::kUnknown, 2, Confidence::kLow));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kWrapper);
+  EXPECT_NE(r.verdict[I(Source::kWrapper)], FusionVerdict::kSuperseded);
+}
+
+TEST(Fusion, Row2aAHookSessionEndSupersedesThePollerReading) {
+  Set s;
+  s.Add(Cand(Source::kPoller, State::kCompleted, 1)).Add(Cand(Source::kHook, State::kUnknown, 2, Confidence::kLow));
+  FusionResult r = s.Run();
+  EXPECT_EQ(r.winner, Source::kHook);
+  EXPECT_EQ(r.rule[I(Source::kPoller)], fusion_rule::kHookBeatsScreen);
+}
+
 TEST(Fusion, Row3HighConfidenceScreenApprovalSurvivesALaggingHookRunning) {
   Set s;
   s.Add(Cand(Source::kWrapper, State::kWaitingApproval, 1)).Add(Cand(Source::kHook, State::kRunning, 2));

@@ -105,6 +105,20 @@ TEST(Asciicast, RejectsBadInputNamingTheLine) {
   EXPECT_NE(r.error().message.find("line 2: not JSON"), std::string::npos);
 }
 
+TEST(Asciicast, TimesOutOfRangeAreErrorsNotOverflows) {
+  // Found by tests/fuzz (fuzz_cast): a timestamp past int64 was converted
+  // anyway (undefined behaviour, caught by UBSan).
+  auto r = ParseCast("{\"version\":2,\"width\":80,\"height\":24,\"timestamp\":170033333333333333333000000}\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("line 1: field timestamp"), std::string::npos);
+  r = ParseCast("{\"version\":2,\"width\":80,\"height\":24}\n[1e300,\"o\",\"x\"]\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("line 2: event time"), std::string::npos);
+  r = ParseCast("{\"version\":2,\"width\":80,\"height\":24,\"timestamp\":1700000000}\n[0.5,\"o\",\"x\"]\n");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->header.timestamp, 1700000000);
+}
+
 TEST(Replay, TimelineFollowsOutputTimingAndResizes) {
   auto cast = ParseCast(
       "{\"version\":2,\"width\":20,\"height\":4}\n"

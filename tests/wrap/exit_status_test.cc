@@ -25,7 +25,7 @@ struct WrapRun {
 /// Runs `agtmux wrap -- args...` with stdin from `input` (a pipe), an
 /// isolated HOME/state dir, and returns status, stdout and stderr.
 WrapRun Wrap(const TempDir& dir, const std::vector<std::string>& args, const std::string& input = "",
-         const std::function<void(pid_t, int out_fd)>& during = nullptr) {
+         const std::function<void(pid_t, int out_fd)>& during = nullptr, bool dashdash = true) {
   int in[2], out[2], err[2];
   if (::pipe(in) || ::pipe(out) || ::pipe(err)) std::abort();
   const pid_t pid = ::fork();
@@ -37,7 +37,8 @@ WrapRun Wrap(const TempDir& dir, const std::vector<std::string>& args, const std
     for (std::string kv : {"HOME=" + dir.path(), "AGTMUX_SOCKET=" + dir.path() + "/d.sock",
                            "AGTMUX_STATE_DIR=" + dir.path() + "/state"})
       ::putenv(::strdup(kv.c_str()));
-    std::vector<std::string> argv = {AgtmuxBin(), "wrap", "--"};
+    std::vector<std::string> argv = {AgtmuxBin(), "wrap"};
+    if (dashdash) argv.push_back("--");
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> a;
     for (auto& s : argv) a.push_back(s.data());
@@ -108,6 +109,32 @@ TEST(WrapProcess, ArgvIsByteExact) {
   std::string want;
   for (const std::string& a : args) want += "<" + a + ">\r\n";  // the PTY's ONLCR
   EXPECT_EQ(r.out, want);
+}
+
+TEST(WrapProcess, EveryArgumentReachesTheChildByteForByte) {
+  // Brackets (which CLI11 reads as a list), empty strings, "--", leading
+  // dashes, wrap's own option names, newlines and bytes that are not UTF-8,
+  // after "--" and after a plain agent name alike. The child runs on the
+  // wrapper's PTY.
+  TempDir dir;
+  const std::vector<std::string> args = {"[%s]", "a b", "", "c", "[a,b]", "[", "]", "--", "-x", "--agent",
+                                         "--no-events", "new\nline", "\xff\xfe\x80", "{x}", "a=b"};
+  for (bool dashdash : {true, false}) {
+    std::vector<std::string> cmd = {"/usr/bin/printf", "<%s>"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    WrapRun r = Wrap(dir, cmd, "", nullptr, dashdash);
+    EXPECT_EQ(Code(r), 0) << r.err;
+    std::string want;
+    for (const std::string& a : args) {
+      std::string shown = a;  // the PTY's ONLCR turns the child's \n into \r\n
+      for (size_t p = shown.find('\n'); p != std::string::npos; p = shown.find('\n', p + 2)) shown.replace(p, 1, "\r\n");
+      want += "<" + shown + ">";
+    }
+    EXPECT_EQ(r.out, want) << (dashdash ? "after --" : "after the program name");
+  }
+  // The issue's own example.
+  WrapRun r = Wrap(dir, {"printf", "[%s]", "a b", "", "c"});
+  EXPECT_EQ(r.out, "[a b][][c]");
 }
 
 TEST(WrapProcess, PipedStdinReachesTheChildAndEnds) {

@@ -3,6 +3,7 @@
 // every submitted message and C-c. Each test checks both the daemon's
 // answer and what did (or did not) reach the pane.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <rapidjson/document.h>
 
 #include <fstream>
@@ -301,6 +302,20 @@ constexpr const char* kApprovalChoices =
     "[\"Yes\",\"Yes, and don't ask again for mkdir commands in this project\","
     "\"No, and tell Claude what to do differently\"]";
 
+// Observed with Claude Code under load: one Down of "no" (Down Down Enter)
+// was lost and the command the user denied ran. The cursor is checked on
+// screen before Enter; a lost arrow is sent again from where the cursor is.
+TEST_F(ActionsTest, RespondConfirmsOnlyWhenTheCursorIsOnTheChosenOption) {
+  OpenMenu("asklossy", "Do you want to proceed?");
+  SetWaiting("waiting_approval", 30, 2, kApprovalChoices);
+  auto r = Cli({"respond", ref_, "no"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_TRUE(PollUntil([&] { return Log().find("CHOSE ") != std::string::npos; })) << Log();
+  EXPECT_NE(Log().find("LOST down\n"), std::string::npos) << "the stand-in lost no key: " << Log();
+  EXPECT_NE(Log().find("CHOSE No, and tell Claude what to do differently (esc)\n"), std::string::npos) << Log();
+  EXPECT_EQ(Log().find("CHOSE Yes"), std::string::npos) << Log();
+}
+
 TEST_F(ActionsTest, RespondMovesTheCursorWithArrowsAndConfirms) {
   OpenMenu("ask", "Do you want to proceed?");
   SetWaiting("waiting_approval", 30, 2, kApprovalChoices);
@@ -429,6 +444,37 @@ TEST_F(ActionsTest, AttachSelectsThePaneAfterCheckingFreshness) {
   EXPECT_EQ(r.out, "tmux -S " + sock_ + " attach-session -t '" + session + "'\n");
 }
 
+// Issue 16: `agtmux attach` typed at a shell inside tmux (the main way it is
+// used) failed with "can't find client: /dev/pts/N": it named its own
+// terminal, the pane's, as the client. Here a real client (on a pty of its
+// own) is attached to session "home", the command is typed into home's
+// pane, and that client must end up on the agent's pane.
+TEST_F(ActionsTest, AttachFromInsideTmuxSwitchesTheCallingClient) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "home", "-x", "100", "-y", "30", "sh"}).status, 0);
+  env_.vars.push_back("TERM=xterm-256color");
+  const pid_t client = env_.Spawn({"/usr/bin/python3", "-c", "import pty, sys; pty.spawn(sys.argv[1:])",
+                                   "/usr/bin/tmux", "-S", sock_, "attach-session", "-t", "home"});
+  ASSERT_GT(client, 0);
+  // The one client that is not a control client (the daemon has one).
+  auto client_session = [&] {
+    std::string out;
+    std::istringstream lines(Tmux({"list-clients", "-F", "#{?client_control_mode,,#{client_session}}"}).out);
+    for (std::string line; std::getline(lines, line);) out += line;
+    return out;
+  };
+  ASSERT_TRUE(PollUntil([&] { return client_session() == "home"; }, 10000)) << client_session();
+  ASSERT_EQ(Tmux({"send-keys", "-t", "home", "-l", std::string(AGTMUX_BIN) + " attach '" + ref_ + "'; echo rc=$?"})
+                .status, 0);
+  ASSERT_EQ(Tmux({"send-keys", "-t", "home", "Enter"}).status, 0);
+  const bool switched = PollUntil([&] { return client_session() == "work"; }, 10000);
+  const std::string where = client_session();
+  const std::string home = Tmux({"capture-pane", "-p", "-t", "home"}).out;
+  kill(client, SIGTERM);
+  waitpid(client, nullptr, 0);
+  EXPECT_TRUE(switched) << "the client stayed on " << where << "; home's pane shows:\n" << home;
+  EXPECT_EQ(Trim(Tmux({"display-message", "-p", "-t", "work", "#{pane_id}"}).out), pane_);
+}
+
 TEST_F(ActionsTest, AttachToARemotePanePrintsTheExactCommand) {
   // An SSH target's pane, known from its runtime's events (the daemon runs
   // nothing there to attach: it prints the command for the user).
@@ -442,7 +488,7 @@ TEST_F(ActionsTest, AttachToARemotePanePrintsTheExactCommand) {
          "\"pane_id\":\"%4\",\"runtime\":{\"agent_type\":\"codex\",\"started_at\":\"2026-11-22T04:00:00Z\"}}");
   auto r = Cli({"attach", "runtime:rt-remote-cccccccccccc"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "ssh -t dev@vm1.example 'tmux select-window -t %4 \\; select-pane -t %4 \\; "
+  EXPECT_EQ(r.out, "ssh -t -- dev@vm1.example 'tmux select-window -t %4 \\; select-pane -t %4 \\; "
                    "attach-session -t %4'\n");
 }
 

@@ -10,6 +10,8 @@
 # "CHOSE <label>", and submitting the review page logs "SUBMIT <a>,<b>".
 # A key that arrives in the same read as another is a paste to ink: the menu
 # ignores such reads and logs "DROPPED" (so a test sees keys sent too fast).
+# "asklossy" opens the approval dialog but loses its first Down key (logs
+# "LOST down"), as a busy agent may: respond must not confirm another option.
 import os, sys, tty
 
 log = open(sys.argv[1], "a", buffering=1)
@@ -33,6 +35,7 @@ class Menu:
     def __init__(self, spec):
         self.question, self.options, self.multi = spec
         self.cursor, self.checked = 0, set()
+        self.lose_down = False
 
     def draw(self):
         rows = ["\x1b[2J\x1b[H", " " + "─" * 60, " " + self.question, ""]
@@ -61,6 +64,10 @@ def menu_key(data):
         menu = None
         write("\x1b[2J\x1b[Hcancelled\r\n")
         return False
+    if key == "down" and menu.lose_down:
+        menu.lose_down = False
+        log.write("LOST down\n")
+        return True
     if key == "up":
         menu.cursor = max(0, menu.cursor - 1)
     elif key == "down":
@@ -107,8 +114,9 @@ while True:
             if "finish" in text: write("DONE\r\n")
             if "explode" in text: write("FAIL\r\n")
             line = b""
-            if text in ("ask", "askmulti"):
-                menu = Menu(APPROVAL if text == "ask" else QUESTION)
+            if text in ("ask", "asklossy", "askmulti"):
+                menu = Menu(QUESTION if text == "askmulti" else APPROVAL)
+                menu.lose_down = text == "asklossy"
                 menu.draw()
                 buf = b""
                 break

@@ -83,6 +83,12 @@ TEST_F(DaemonCoreTest, AFailedCommitIsNotAcknowledgedAndChangesNothingOutside) {
   EXPECT_EQ(core_->events_ingested(), ingested);
   EXPECT_EQ(decorator_.shown.size(), shown);  // tmux was not told
   EXPECT_EQ(core_->targets().Find("host")->health, core::TargetHealth::kOk);
+  // Issue 14 item 8: the engine does not run ahead of the store. What it
+  // shows is what was committed: the failed batch's waiting_input is not.
+  std::vector<PaneRow> rows = core_->Rows();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_NE(rows[0].st.signal.state, core::State::kWaitingInput);
+  EXPECT_EQ(store_->restores, 2) << "the engine is rebuilt from the store after the failed commit";
   // The daemon keeps serving: the next batch commits and is acknowledged.
   auto next = core_->Ingest({Stamped(StateEv("s2", core::Source::kWrapper, "w1", core::State::kRunning, clock_.Now()))});
   ASSERT_TRUE(next.ok()) << next.error().ToString();

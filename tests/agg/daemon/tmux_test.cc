@@ -8,6 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -236,6 +237,38 @@ TEST_F(TmuxTest, AnSshTargetsPanesAppearInTheList) {
       << bad.err;
 }
 
+TEST_F(TmuxTest, AnSshTargetsFailureReasonIsShownWhereUsersLook) {
+  // known_hosts lists another key for the server: the reason (a mismatch)
+  // must reach /v1/targets and `agtmux target list`, not only the log.
+  const std::string keys = env_.root + "/sshd";
+  std::filesystem::create_directories(keys);
+  agg::testing::Sshd sshd(keys);
+  std::filesystem::create_directories(env_.root + "/.ssh");
+  std::filesystem::copy_file(keys + "/id_ed25519", env_.root + "/.ssh/id_ed25519");
+  std::ofstream(env_.root + "/.ssh/known_hosts") << sshd.HostField() << " " << sshd.PublicKey("other_key.pub") << "\n";
+  auto add = env_.Run({AGTMUX_BIN, "target", "add", "vm", "--kind", "ssh", "--ssh-target",
+                       agg::testing::Sshd::getpwuid_name() + "@127.0.0.1:" + std::to_string(sshd.port())});
+  ASSERT_EQ(add.status, 0) << add.err;
+  auto reason_shown = [&] {
+    auto r = daemon_->Call("GET", "/v1/targets");
+    return r.ok() && r->body.find("does not match") != std::string::npos;
+  };
+  EXPECT_TRUE(PollUntil(reason_shown, 15000)) << daemon_->Call("GET", "/v1/targets")->body;
+  auto list = env_.Run({AGTMUX_BIN, "target", "list"});
+  EXPECT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("possible impersonation"), std::string::npos) << list.out;
+
+  // A target that would be read as an ssh option is refused, by the API
+  // and by the CLI.
+  auto api = daemon_->Call("POST", "/v1/targets", R"({"name":"evil","kind":"ssh","ssh_target":"-oProxyCommand=id"})");
+  ASSERT_TRUE(api.ok());
+  EXPECT_EQ(api->status, 400) << api->body;
+  EXPECT_NE(api->body.find("may not begin with '-'"), std::string::npos) << api->body;
+  auto cli = env_.Run({AGTMUX_BIN, "target", "add", "evil", "--kind", "ssh", "--ssh-target=-oProxyCommand=id"});
+  EXPECT_NE(cli.status, 0);
+  EXPECT_NE(cli.err.find("E_TARGET_INVALID"), std::string::npos) << cli.err;
+}
+
 /// The row of `pane` in a /v1/panes answer, or null.
 const rapidjson::Value* RowOf(const rapidjson::Document& d, const std::string& pane) {
   if (!d.IsObject() || !d.HasMember("items")) return nullptr;
@@ -327,6 +360,39 @@ std::vector<pid_t> ProcessesWith(const std::vector<std::string>& parts) {
     if (all) out.push_back(static_cast<pid_t>(std::stoi(name)));
   }
   return out;
+}
+
+// Issue 14 item 9: a wrapper killed with kill -9 never sends
+// wrapper_exited. Its agent goes with it (the PTY hangs up), and the daemon
+// ends the runtime once the agent's pid is gone: the pane no longer shows
+// the dead wrapper's state (PTY, running) for ever.
+TEST_F(TmuxTest, AWrapperKilledWithSigkillEndsItsRuntime) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "w", "-x", "120", "-y", "30", "sh"}).status, 0);
+  ASSERT_NO_FATAL_FAILURE(AddLabTarget());
+  ASSERT_TRUE(PollUntil([&] { return PaneCount() == 1; }, 10000));
+  ASSERT_EQ(Tmux({"send-keys", "-t", "w", "-l",
+                  std::string(AGTMUX_BIN) + " wrap --agent claude -- sh -c 'echo working; exec sleep 987654'"})
+                .status,
+            0);
+  ASSERT_EQ(Tmux({"send-keys", "-t", "w", "Enter"}).status, 0);
+  std::string runtime;
+  ASSERT_TRUE(PollUntil([&] {
+    auto d = Panes();
+    const auto* row = RowOf(d, "%0");
+    if (!row || !row->HasMember("source") || !(*row)["source"].IsString()) return false;
+    if (std::string((*row)["source"].GetString()) != "PTY") return false;
+    runtime = (*row)["runtime_id"].GetString();
+    return true;
+  }, 10000)) << "the wrapped pane never showed PTY";
+  std::vector<pid_t> wrappers = ProcessesWith({AGTMUX_BIN, "wrap", "987654"});
+  ASSERT_EQ(wrappers.size(), 1u);
+  ASSERT_EQ(kill(wrappers[0], SIGKILL), 0);
+  // Documented: within the daemon's tick (1 s) and a grace of 2 s.
+  EXPECT_TRUE(PollUntil([&] {
+    auto d = Panes();
+    const auto* row = RowOf(d, "%0");
+    return row && (!(*row)["runtime_id"].IsString() || runtime != (*row)["runtime_id"].GetString());
+  }, 8000)) << "the dead wrapper's runtime " << runtime << " still holds the pane";
 }
 
 TEST_F(TmuxTest, AKilledDaemonLeavesNoControlClientBehind) {

@@ -67,6 +67,17 @@ TEST(ControlParser, MalformedBeginIsIgnored) {
   EXPECT_EQ(p.TakeNotifications().size(), 1u);
 }
 
+TEST(ControlParser, AFlagsFieldOfAnyLengthOnlyMattersByItsLastBit) {
+  // Found by tests/fuzz (fuzz_tmux): a long flags field overflowed an int
+  // (undefined behaviour, caught by UBSan).
+  ControlParser p;
+  p.Feed("%begin 1 7 340000000123456789012345678901\nodd\n%end 1 7 340000000123456789012345678901\n");
+  p.Feed("%begin 1 8 340000000123456789012345678900\neven\n%end 1 8 340000000123456789012345678900\n");
+  auto r = p.TakeReplies();
+  ASSERT_EQ(r.size(), 1u);  // the even one came from another client
+  EXPECT_EQ(r[0].text, "odd");
+}
+
 TEST(UnescapeOutput, Octal) {
   EXPECT_EQ(UnescapeOutput("a\\134b\\015\\012"), "a\\b\r\n");
   EXPECT_EQ(UnescapeOutput("\\1"), "\\1");   // truncated escape kept as is

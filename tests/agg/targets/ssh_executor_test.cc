@@ -15,6 +15,7 @@
 #include <fstream>
 #include <spawn.h>
 
+#include "aggregator/observe/collector_ssh.h"
 #include "tests/agg/observe/tmux_fixture.h"
 #include "tests/agg/targets/sshd_fixture.h"
 
@@ -90,6 +91,68 @@ TEST_F(SshTest, UnknownHostKeyAndWrongUserKeyAreRefusedWithoutRetrying) {
   auto r2 = ex2.Run({"true"}, {});
   ASSERT_FALSE(r2.ok());
   EXPECT_NE(r2.error().message.find("authentication failed"), std::string::npos) << r2.error().message;
+}
+
+// A server that offers ECDSA as well as ed25519 (sshd's default set),
+// with known_hosts listing one of them: the known one is asked for and
+// matched. Before, libssh2 took ECDSA and compared it with the ed25519
+// entry: "possible impersonation" for a correct known_hosts.
+TEST(SshHostKeys, TheKnownKeyTypeIsAskedForAndMatched) {
+  TempDir dir;
+  Sshd sshd(dir.path(), {"ecdsa"});
+  SshExecutor ed(sshd.Options());
+  auto r = ed.Run({"true"}, {});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->exit_code, 0);
+
+  SshOptions o = sshd.Options();
+  o.known_hosts = dir.path() + "/known_hosts_ecdsa";
+  std::ofstream(o.known_hosts) << sshd.HostField() << " " << sshd.PublicKey("host_key_ecdsa.pub") << "\n";
+  SshExecutor ec(o);
+  auto r2 = ec.Run({"true"}, {});
+  ASSERT_TRUE(r2.ok()) << r2.error().ToString();
+}
+
+TEST(SshHostKeys, AWrongKeyOfTheRightTypeIsAMismatch) {
+  TempDir dir;
+  Sshd sshd(dir.path(), {"ecdsa"});
+  SshOptions o = sshd.Options();
+  o.known_hosts = dir.path() + "/known_hosts_wrong";
+  std::ofstream(o.known_hosts) << sshd.HostField() << " " << sshd.PublicKey("other_key.pub") << "\n";
+  SshExecutor ex(o);
+  auto r = ex.Run({"true"}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("ssh-ed25519 key does not match"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("possible impersonation"), std::string::npos) << r.error().message;
+}
+
+TEST(SshHostKeys, ARevokedKeyIsRefusedEvenWhenAlsoListedPlainly) {
+  TempDir dir;
+  Sshd sshd(dir.path());
+  SshOptions o = sshd.Options();
+  o.known_hosts = dir.path() + "/known_hosts_revoked";
+  std::ofstream(o.known_hosts) << sshd.HostField() << " " << sshd.PublicKey("host_key.pub") << "\n"
+                               << "@revoked * " << sshd.PublicKey("host_key.pub") << "\n";
+  SshExecutor ex(o);
+  auto r = ex.Run({"true"}, {});
+  ASSERT_FALSE(r.ok()) << "a revoked key was accepted";
+  EXPECT_EQ(r.error().code, core::Err::kTargetUnreachable);
+  EXPECT_NE(r.error().message.find("marked @revoked"), std::string::npos) << r.error().message;
+  EXPECT_EQ(ex.handshakes(), 0);
+}
+
+TEST(SshTargets, OptionsAndShellWordsAreRefused) {
+  for (const char* bad : {"-oProxyCommand=id", "-p22", "host;id", "host id", "user@-oX", "-@host", "h$(id)",
+                          "h`id`", "a|b", "a&b", "h\nx", "h'x", "h\"x", "h\\x", "h*", "h?", "h~"}) {
+    auto p = ParseSshTarget(bad);
+    ASSERT_FALSE(p.ok()) << bad;
+    EXPECT_EQ(p.error().code, core::Err::kTargetInvalid) << bad;
+    EXPECT_NE(p.error().message.find("ssh_target"), std::string::npos) << p.error().message;
+  }
+  auto dash = ParseSshTarget("-oProxyCommand=id");
+  EXPECT_NE(dash.error().message.find("may not begin with '-'"), std::string::npos) << dash.error().message;
+  for (const char* good : {"devbox", "me@devbox.lan", "me@10.0.0.2:2222", "[::1]:22", "dev-box_1.example.com"})
+    EXPECT_TRUE(ParseSshTarget(good).ok()) << good;
 }
 
 TEST_F(SshTest, ServerGoneIsUnreachableAfterRetriesAndBackIsReconnected) {

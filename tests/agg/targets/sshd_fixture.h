@@ -41,10 +41,19 @@ inline int FreePort() {
 /// namespace with a tmpfs on /run, so the host's /run is never touched.
 class Sshd {
  public:
-  explicit Sshd(const std::string& dir) : dir_(dir), port_(FreePort()) {
+  /// `extra_host_keys`: key types (ssh-keygen -t) the server also offers,
+  /// in host_key_<type>; known_hosts lists only the ed25519 host_key.
+  explicit Sshd(const std::string& dir, std::vector<std::string> extra_host_keys = {})
+      : dir_(dir), port_(FreePort()) {
     LocalExecutor ex;
     for (const char* k : {"host_key", "id_ed25519", "other_key"})
       EXPECT_EQ(ex.Run({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir + "/" + k}, {})->exit_code, 0);
+    std::string extra_lines;
+    for (const std::string& t : extra_host_keys) {
+      const std::string f = dir + "/host_key_" + t;
+      EXPECT_EQ(ex.Run({"ssh-keygen", "-q", "-t", t, "-N", "", "-f", f}, {})->exit_code, 0);
+      extra_lines += "HostKey " + f + "\n";
+    }
     std::ifstream pub(dir + "/id_ed25519.pub");
     std::string key((std::istreambuf_iterator<char>(pub)), {});
     std::ofstream(dir + "/authorized_keys") << key;
@@ -52,7 +61,7 @@ class Sshd {
     std::string host((std::istreambuf_iterator<char>(hpub)), {});
     std::ofstream(dir + "/known_hosts") << "[127.0.0.1]:" << port_ << " " << host;
     std::ofstream cfg(dir + "/sshd_config");
-    cfg << "Port " << port_ << "\nListenAddress 127.0.0.1\nHostKey " << dir << "/host_key\n"
+    cfg << "Port " << port_ << "\nListenAddress 127.0.0.1\nHostKey " << dir << "/host_key\n" << extra_lines
         << "AuthorizedKeysFile " << dir << "/authorized_keys\nStrictModes no\nPidFile " << dir
         << "/sshd.pid\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
         << "PermitRootLogin prohibit-password\nLogLevel ERROR\n";
@@ -101,6 +110,15 @@ class Sshd {
     pid_ = -1;
   }
   int port() const { return port_; }
+  /// "<type> <base64>" of a public key file in the fixture's directory.
+  std::string PublicKey(const std::string& file) const {
+    std::ifstream f(dir_ + "/" + file);
+    std::string type, key;
+    f >> type >> key;
+    return type + " " + key;
+  }
+  /// The known_hosts host field for this server.
+  std::string HostField() const { return "[127.0.0.1]:" + std::to_string(port_); }
   static std::vector<pid_t> Children(pid_t parent) {
     std::vector<pid_t> out;
     for (const auto& e : std::filesystem::directory_iterator("/proc")) {

@@ -1,0 +1,21 @@
+// Fuzzes what agtmuxd reads from tmux: control-mode output (fed in two
+// pieces split anywhere, %output data unescaped) and list-panes records.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "aggregator/observe/tmux_control.h"
+#include "aggregator/observe/tmux_format.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  agt::agg::ControlParser p;
+  const size_t cut = size == 0 ? 0 : data[0] % (size + 1);
+  p.Feed(bytes.substr(0, cut));
+  p.Feed(bytes.substr(cut));
+  for (const auto& n : p.TakeNotifications())
+    if (n.name == "output") (void)agt::agg::UnescapeOutput(n.args);
+  (void)p.TakeReplies();
+  (void)agt::agg::ParseListPanes(bytes);
+  return 0;
+}
