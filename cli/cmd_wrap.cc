@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "libagtcore/config.h"
 #include "libagtcore/file_reader.h"
 #include "libagtcore/paths.h"
+#include "wrap/analyzer_factory.h"
 #include "wrap/asciicast.h"
 #include "wrap/proxy.h"
 #include "wrap/pty_child.h"
@@ -97,6 +99,17 @@ int RunWrap(const WrapArgs& a, std::vector<std::string> argv) {
   o.agent_type = a.agent.empty() ? Basename(o.argv.front()) : a.agent;
   o.record_path = a.record;
   o.emit_events = !a.no_events;
+  // [wrap] timing from config.toml; a config that does not load is refused
+  // with its error (file:line: key), as agtmuxd refuses it, before the
+  // agent starts.
+  if (auto paths = core::ResolvePaths(core::RealEnv())) {
+    auto cfg = core::LoadConfig(paths->config_file);
+    if (!cfg) {
+      std::fprintf(stderr, "agtmux wrap: %s\n", cfg.error().ToString().c_str());
+      return 2;
+    }
+    o.timing = wrap::AnalyzerTimingFor(cfg->wrap);
+  }
   if (o.emit_events) {
     auto paths = core::ResolvePaths(core::RealEnv());
     if (paths) {

@@ -18,7 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "libagtcore/config.h"
+#include "libagtcore/file.h"
 #include "libagtcore/net/unix_http_client.h"
+#include "libagtcore/process.h"
 #include "libagtcore/ref.h"
 #include "libagtcore/unique_fd.h"
 
@@ -35,6 +38,19 @@ bool Executable(const std::string& p) { return ::access(p.c_str(), X_OK) == 0; }
 
 core::Error Unreachable(const std::string& socket, const std::string& why) {
   return core::MakeError(core::Err::kDaemonUnreachable, "agtmuxd is not reachable at " + socket + " (" + why + ")");
+}
+
+constexpr const char* kDidNotStart = "agtmuxd did not start";
+
+/// The daemon exited before it answered: what it wrote to stderr since
+/// `offset` (its own "agtmuxd: ..." lines) is the error.
+core::Error ExitedAtStart(const std::string& err_path, off_t offset) {
+  std::string why;
+  if (auto text = core::ReadWholeFile(err_path); text && static_cast<size_t>(offset) <= text->size())
+    why = text->substr(static_cast<size_t>(offset));
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+  if (why.empty()) why = "agtmuxd exited at start-up without a message; see " + err_path;
+  return core::MakeError(core::Err::kDaemonUnreachable, std::string(kDidNotStart) + ":\n" + why);
 }
 
 }  // namespace
@@ -76,18 +92,33 @@ core::Result<std::string> FindDaemonBinary() {
 core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
   auto bin = FindDaemonBinary();
   if (!bin) return bin.error();
+  // agtmuxd refuses a config.toml that does not load; say why here, with the
+  // file, line and key, rather than only in its stderr file.
+  if (auto cfg = core::LoadConfig(paths.config_file); !cfg) return cfg.error();
   if (auto st = core::EnsureDir(paths.state_dir, 0700); !st) return st.error();
+  // What the daemon writes to stderr from here on is its start-up error if
+  // it exits before it answers (a config.toml that does not load).
+  const std::string err_path = paths.state_dir + "/agtmuxd.stderr";
+  struct stat before {};
+  const off_t err_offset = ::stat(err_path.c_str(), &before) == 0 ? before.st_size : 0;
   // Double fork: the daemon is re-parented to init and never becomes our
-  // zombie; the middle child exits at once and is reaped here.
+  // zombie; the middle child sends its pid up a pipe, exits at once and is
+  // reaped here.
+  int pid_pipe[2];
+  if (::pipe2(pid_pipe, O_CLOEXEC) != 0)
+    return core::MakeError(core::Err::kIo, std::string("pipe: ") + std::strerror(errno));
+  core::UniqueFd pid_in(pid_pipe[0]), pid_out(pid_pipe[1]);
   pid_t mid = ::fork();
   if (mid < 0) return core::MakeError(core::Err::kIo, std::string("fork: ") + std::strerror(errno));
   if (mid == 0) {
     ::setsid();
     pid_t d = ::fork();
-    if (d != 0) ::_exit(d < 0 ? 1 : 0);
+    if (d != 0) {
+      if (d > 0) (void)!::write(pid_out.get(), &d, sizeof d);
+      ::_exit(d < 0 ? 1 : 0);
+    }
     int null = ::open("/dev/null", O_RDWR);
-    std::string log = paths.state_dir + "/agtmuxd.stderr";
-    int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
+    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
     ::dup2(null, 0);
     ::dup2(null, 1);
     ::dup2(err >= 0 ? err : null, 2);
@@ -96,8 +127,11 @@ core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
     ::execl(bin->c_str(), "agtmuxd", static_cast<char*>(nullptr));
     ::_exit(127);
   }
+  pid_out.Reset();
   int status = 0;
   ::waitpid(mid, &status, 0);
+  pid_t daemon_pid = 0;
+  if (::read(pid_in.get(), &daemon_pid, sizeof daemon_pid) != sizeof daemon_pid) daemon_pid = 0;
   net::UnixHttpClientOptions o;
   o.socket_path = paths.socket_path;
   o.connect_timeout = 200 * core::kNsPerMs;
@@ -112,6 +146,7 @@ core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
       size_t p = b.find("\"pid\":");
       return p == std::string::npos ? int64_t{0} : std::atoll(b.c_str() + p + 6);
     }
+    if (daemon_pid > 0 && !core::ProcessAlive(daemon_pid)) return ExitedAtStart(err_path, err_offset);
     ::usleep(20 * 1000);
   }
   return Unreachable(paths.socket_path, "started " + *bin + " but it did not answer within " +
@@ -284,7 +319,9 @@ core::Status DaemonClient::Stream(const std::string& path, core::TimeNs idle_tim
 int ReportError(const core::Error& error) {
   std::fprintf(stderr, "agtmux: %s\n", error.ToString().c_str());
   if (error.code == core::Err::kDaemonUnreachable) {
-    std::fprintf(stderr, "agtmux: start the daemon with `agtmux daemon start` (or run `agtmuxd` in a terminal)\n");
+    // After a start that failed, starting it again is no advice.
+    if (error.message.rfind(kDidNotStart, 0) != 0)
+      std::fprintf(stderr, "agtmux: start the daemon with `agtmux daemon start` (or run `agtmuxd` in a terminal)\n");
     return 3;
   }
   return 1;

@@ -1,10 +1,12 @@
 // Loading config.toml into a Config (every key is in docs/config.md).
 //
 // A syntax error is E_CONFIG_INVALID with the file, line and column
-// (core::ParseToml). After parsing, each
-// section is read by a table of known keys: an unknown key is a warning
-// (a typo must not stop the daemon), a known key with a bad value is an
-// error naming file, line and dotted key, and says what was expected.
+// (core::ParseToml). After parsing, each section is read by a table of
+// known keys: an unknown key is an error naming file, line and dotted key,
+// with the closest known key when one is a likely typo (a misspelt key
+// silently left at its default is a setting the user believes in and does
+// not have); a known key with a bad value is an error naming file, line
+// and dotted key, and says what was expected.
 //
 // Durations are TOML strings with a unit ("120s", "500ms", "1h30m", "7d").
 // Bare numbers, as TOML integers or unit-less strings, are refused: a
@@ -21,6 +23,7 @@
 
 #include "libagtcore/file.h"
 #include "libagtcore/log.h"
+#include "libagtcore/suggest.h"
 #include "libagtcore/timefmt.h"
 #include "libagtcore/toml_parse.h"
 
@@ -38,16 +41,6 @@ std::string Describe(const toml::node& n) {
   else if (n.is_boolean()) os << (*n.value<bool>() ? "true" : "false");
   else os << "a date/time";
   return os.str();
-}
-
-bool IsTargetName(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
 }
 
 /// Compiles a send-policy pattern to check it; the message on failure.
@@ -70,14 +63,21 @@ class Loader {
  public:
   explicit Loader(std::string path) : path_(std::move(path)) {}
 
-  Result<ConfigLoad> Run(const toml::table& root) {
+  Result<Config> Run(const toml::table& root) {
     Section(root, "", {
         {"daemon", [&](const toml::node& n, const std::string& k) { Daemon(n, k); }},
         {"poller", [&](const toml::node& n, const std::string& k) { Poller(n, k); }},
         {"wrap", [&](const toml::node& n, const std::string& k) { Wrap(n, k); }},
-        {"targets", [&](const toml::node& n, const std::string& k) { Targets(n, k); }},
+        {"targets",
+         [&](const toml::node& n, const std::string& k) {
+           Fail(n, k, "not supported in config.toml yet; add a target with "
+                      "`agtmux target add NAME --kind ssh --ssh-target HOST`");
+         }},
         {"send_policy", [&](const toml::node& n, const std::string& k) { Policy(n, k); }},
-        {"notify", [&](const toml::node& n, const std::string& k) { Notify(n, k); }},
+        {"notify",
+         [&](const toml::node& n, const std::string& k) {
+           Fail(n, k, "not supported yet: agtmux does not run notification commands");
+         }},
     });
     if (error_) return *error_;
     return std::move(out_);
@@ -95,7 +95,7 @@ class Loader {
   }
 
   /// Dispatches each key of `node` (which must be a table) to its handler;
-  /// unknown keys become warnings.
+  /// an unknown key is an error, with "did you mean" for a near miss.
   void Section(const toml::node& node, const std::string& prefix, const Handlers& handlers) {
     const toml::table* tbl = node.as_table();
     if (tbl == nullptr) {
@@ -113,9 +113,14 @@ class Loader {
           break;
         }
       }
-      if (!known)
-        out_.warnings.push_back(path_ + ":" + std::to_string(k.source().begin.line) +
-                                ": unknown key \"" + full + "\"");
+      if (!known && !error_) {
+        std::vector<std::string_view> names;
+        for (const auto& h : handlers) names.push_back(h.first);
+        std::string msg = path_ + ":" + std::to_string(k.source().begin.line) + ": unknown key \"" + full + "\"";
+        if (auto near = ClosestName(name, names))
+          msg += " (did you mean \"" + (prefix.empty() ? *near : prefix + "." + *near) + "\"?)";
+        error_ = MakeError(Err::kConfigInvalid, msg);
+      }
     }
   }
 
@@ -177,7 +182,7 @@ class Loader {
   }
 
   void Daemon(const toml::node& n, const std::string& key) {
-    DaemonConfig& d = out_.config.daemon;
+    DaemonConfig& d = out_.daemon;
     Section(n, key, {
         {"completed_to_idle", Duration(&d.completed_to_idle)},
         {"skew_budget", Duration(&d.skew_budget, true)},
@@ -212,7 +217,7 @@ class Loader {
   }
 
   void Poller(const toml::node& n, const std::string& key) {
-    PollerConfig& p = out_.config.poller;
+    PollerConfig& p = out_.poller;
     Section(n, key, {
         {"active_interval", Duration(&p.active_interval)},
         {"max_backoff", Duration(&p.max_backoff)},
@@ -222,7 +227,7 @@ class Loader {
   }
 
   void Wrap(const toml::node& n, const std::string& key) {
-    WrapConfig& w = out_.config.wrap;
+    WrapConfig& w = out_.wrap;
     Section(n, key, {
         {"running_window", Duration(&w.running_window)},
         {"echo_grace", Duration(&w.echo_grace, true)},
@@ -231,43 +236,8 @@ class Loader {
     });
   }
 
-  void Targets(const toml::node& n, const std::string& key) {
-    const toml::table* tbl = n.as_table();
-    if (tbl == nullptr) {
-      Fail(n, key, "expected a table of targets ([targets.<name>]), got " + Describe(n));
-      return;
-    }
-    for (auto&& [k, v] : *tbl) {
-      std::string name(k.str());
-      std::string tkey = key + "." + name;
-      if (!IsTargetName(name)) {
-        Fail(v, tkey, "a target name may contain only A-Z a-z 0-9 . _ -");
-        return;
-      }
-      TargetConfig t;
-      Section(v, tkey, {
-          {"kind", String(&t.kind)},
-          {"ssh_target", String(&t.ssh_target)},
-          {"tmux_socket", String(&t.tmux_socket)},
-      });
-      if (error_) return;
-      const toml::node& where = v.as_table()->contains("kind") ? *v.as_table()->get("kind") : v;
-      if (t.kind != "local" && t.kind != "ssh") {
-        Fail(where, tkey + ".kind", "expected \"local\" or \"ssh\", got \"" + t.kind + "\"");
-      } else if (t.kind == "ssh" && t.ssh_target.empty()) {
-        Fail(v, tkey + ".ssh_target", "required when kind = \"ssh\" (an ssh host alias)");
-      } else if (t.kind == "local" && !t.ssh_target.empty()) {
-        Fail(v, tkey + ".ssh_target", "only allowed when kind = \"ssh\"");
-      } else if (name == "host" && t.kind != "local") {
-        Fail(where, tkey + ".kind", "the built-in target \"host\" is always local");
-      }
-      if (error_) return;
-      out_.config.targets[name] = t;
-    }
-  }
-
   void Policy(const toml::node& n, const std::string& key) {
-    SendPolicyConfig& p = out_.config.send_policy;
+    SendPolicyConfig& p = out_.send_policy;
     Section(n, key, {
         {"block", Patterns(&p.block)},
         {"warn", Patterns(&p.warn)},
@@ -275,39 +245,8 @@ class Loader {
     });
   }
 
-  void Notify(const toml::node& n, const std::string& key) {
-    NotifyConfig& c = out_.config.notify;
-    Section(n, key, {
-        {"command",
-         [this, &c](const toml::node& v, const std::string& k) {
-           if (auto s = v.value_exact<std::string>()) {
-             c.command = s->empty() ? std::vector<std::string>{}
-                                    : std::vector<std::string>{"/bin/sh", "-c", *s};
-             return;
-           }
-           const toml::array* arr = v.as_array();
-           if (arr == nullptr) {
-             Fail(v, k, "expected an argv array like [\"notify-send\", \"agtmux\"] or a "
-                        "shell command string, got " + Describe(v));
-             return;
-           }
-           c.command.clear();
-           for (size_t i = 0; i < arr->size(); ++i) {
-             auto s2 = arr->get(i)->value_exact<std::string>();
-             if (!s2) {
-               Fail(*arr->get(i), k + "[" + std::to_string(i) + "]",
-                    "expected a string, got " + Describe(*arr->get(i)));
-               return;
-             }
-             c.command.push_back(*s2);
-           }
-         }},
-        {"cooldown", Duration(&c.cooldown, true)},
-    });
-  }
-
   std::string path_;
-  ConfigLoad out_;
+  Config out_;
   std::optional<Error> error_;
 };
 
@@ -329,17 +268,17 @@ SendPolicyConfig Config::DefaultSendPolicy() {
   return p;
 }
 
-Result<ConfigLoad> ParseConfig(std::string_view text, std::string_view path) {
+Result<Config> ParseConfig(std::string_view text, std::string_view path) {
   std::string where = path.empty() ? "config.toml" : std::string(path);
   auto root = ParseToml(text, where, Err::kConfigInvalid);
   if (!root.ok()) return root.error();
   return Loader(where).Run(*root);
 }
 
-Result<ConfigLoad> LoadConfig(const std::string& path) {
+Result<Config> LoadConfig(const std::string& path) {
   Result<std::string> text = ReadWholeFile(path);
   if (!text.ok()) {
-    if (text.error().code == Err::kNotFound) return ConfigLoad{};  // no file: the defaults
+    if (text.error().code == Err::kNotFound) return Config{};  // no file: the defaults
     return MakeError(Err::kIo, "cannot read " + text.error().message);
   }
   return ParseConfig(*text, path);

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <array>
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,15 +37,7 @@ struct WrapConfig {
   TimeNs running_window = 200 * kNsPerMs;   // output this recent = running
   TimeNs echo_grace = 300 * kNsPerMs;       // output this soon after input = echo
   TimeNs approval_settle = 500 * kNsPerMs;  // approval pattern stable this long
-  TimeNs idle_debounce = 1 * kNsPerSec;     // quiet this long before idle
-};
-
-/// [targets.<name>]: a machine agtmux observes.
-struct TargetConfig {
-  std::string kind = "local";  // local | ssh
-  std::string ssh_target;      // ssh host alias (kind = ssh); never a secret
-  std::string tmux_socket;     // tmux -S path; empty = the default server
-  bool operator==(const TargetConfig&) const = default;
+  TimeNs idle_debounce = 300 * kNsPerMs;    // running -> idle/completed holds this long
 };
 
 /// [send_policy]: PCRE2 patterns checked against text before `send`.
@@ -56,36 +47,22 @@ struct SendPolicyConfig {
   std::vector<std::string> log;    // sent, and logged
 };
 
-/// [notify]: run a command when a pane starts waiting.
-struct NotifyConfig {
-  std::vector<std::string> command;  // argv; empty = notifications off
-  TimeNs cooldown = 30 * kNsPerSec;  // per pane, edge-triggered
-};
-
 struct Config {
   DaemonConfig daemon;
   PollerConfig poller;
   WrapConfig wrap;
-  std::map<std::string, TargetConfig> targets;  // by name
   SendPolicyConfig send_policy = DefaultSendPolicy();
-  NotifyConfig notify;
 
   /// The built-in block list (rm -rf /, fork bombs, dd to devices, curl | sh).
   static SendPolicyConfig DefaultSendPolicy();
 };
 
-/// A loaded config and what was wrong but not fatal.
-struct ConfigLoad {
-  Config config;
-  /// "config.toml:12: unknown key \"daemon.foo\"", one per problem.
-  std::vector<std::string> warnings;
-};
-
-/// Parses config text. `path` is used only in messages. Unknown keys give
-/// warnings; a bad value is E_CONFIG_INVALID naming path, line and key.
-Result<ConfigLoad> ParseConfig(std::string_view text, std::string_view path);
+/// Parses config text. `path` is used only in messages. An unknown key or
+/// a bad value is E_CONFIG_INVALID naming path, line and dotted key (an
+/// unknown key with the closest known one, when it looks like a typo).
+Result<Config> ParseConfig(std::string_view text, std::string_view path);
 
 /// Reads and parses `path`; a file that does not exist gives the defaults.
-Result<ConfigLoad> LoadConfig(const std::string& path);
+Result<Config> LoadConfig(const std::string& path);
 
 }  // namespace agt::core

@@ -18,7 +18,8 @@
 namespace agt::wrap {
 
 std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type, bool* own_set,
-                                               std::string* set_version) {
+                                               std::string* set_version,
+                                               const detect::AnalyzerOptions& timing) {
   detect::LibraryOptions options;
   options.user_dir = detect::DefaultUserPatternsDir();
   options.only = {std::string(agent_type)};
@@ -30,7 +31,17 @@ std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type, bool
   const detect::PatternSet* own = lib->Find(agent_type);
   if (own_set != nullptr) *own_set = own != nullptr;
   if (set_version != nullptr) *set_version = own != nullptr ? own->version : "";
-  return detect::CreateAnalyzer(std::move(lib), agent_type);
+  return detect::CreateAnalyzer(std::move(lib), agent_type, timing);
+}
+
+detect::AnalyzerOptions AnalyzerTimingFor(const core::WrapConfig& config) {
+  auto ms = [](core::TimeNs d) { return static_cast<int>(d / core::kNsPerMs); };
+  detect::AnalyzerOptions o;
+  o.activity_ms = ms(config.running_window);
+  o.echo_grace_ms = ms(config.echo_grace);
+  o.approval_settle_ms = ms(config.approval_settle);
+  o.debounce_ms = ms(config.idle_debounce);
+  return o;
 }
 
 }  // namespace agt::wrap

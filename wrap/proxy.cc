@@ -547,7 +547,7 @@ int Session::Run() {
   po.rows = rows_;
   po.cols = cols_;
   po.agent_type = opts_.agent_type;
-  pipeline_ = std::make_unique<ScreenPipeline>(po, MakeAnalyzer(opts_.agent_type, &own_set_, &set_version_));
+  pipeline_ = std::make_unique<ScreenPipeline>(po, MakeAnalyzer(opts_.agent_type, &own_set_, &set_version_, opts_.timing));
   if (!opts_.record_path.empty()) {
     CastHeader h;
     h.width = cols_;

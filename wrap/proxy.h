@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "libagtcore/detect/pattern_analyzer.h"
+
 namespace agt::wrap {
 
 struct ProxyOptions {
@@ -21,6 +23,9 @@ struct ProxyOptions {
   /// (libagtcore/detect/kept_screen.h); "" = keep none.
   std::string screens_dir;
   unsigned flush_grace_ms = 500;     // at exit, how long to try the daemon
+  /// The analyzer's timing (config.toml [wrap], AnalyzerTimingFor); a
+  /// pattern set's own [timing] overrides it.
+  detect::AnalyzerOptions timing;
 };
 
 /// Runs the child to completion. Returns its exit status, 128+signal when

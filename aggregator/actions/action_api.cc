@@ -30,7 +30,7 @@ core::Result<ActionService*> ServiceFor(const ApiContext& ctx) {
   o.db_path = paths->state_dir + "/actions.db";
   if (const char* ttl = std::getenv("AGTMUX_ACTION_SNAPSHOT_TTL_MS"); ttl && *ttl)
     o.snapshot_ttl = std::strtoll(ttl, nullptr, 10) * core::kNsPerMs;
-  if (auto cfg = core::LoadConfig(paths->config_file)) o.send_policy = cfg->config.send_policy;
+  if (auto cfg = core::LoadConfig(paths->config_file)) o.send_policy = cfg->send_policy;
   Served s;
   s.world = MakeDaemonWorld(ctx.core);
   auto svc = ActionService::Create(s.world.get(), *ctx.clock, std::move(o));

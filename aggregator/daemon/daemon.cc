@@ -6,7 +6,6 @@
 #include "aggregator/daemon/daemon.h"
 
 #include <signal.h>
-#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #include <uv.h>
@@ -15,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "aggregator/daemon/daemon_config.h"
 #include "aggregator/daemon/instance_lock.h"
 #include "aggregator/daemon/spool_drain.h"
 #include "aggregator/http/api.h"
@@ -22,6 +22,7 @@
 #include "libagtcore/clock.h"
 #include "libagtcore/config.h"
 #include "libagtcore/ids.h"
+#include "libagtcore/log.h"
 #include "libagtcore/process.h"
 
 namespace agt::agg {
@@ -153,13 +154,17 @@ int RunDaemon(const DaemonOptions& opt) {
   const bool stale = *stale_socket;
 
   Daemon d(opt);
-  try {
-    d.log = spdlog::basic_logger_mt("agtmuxd", paths.log_path);
-  } catch (const spdlog::spdlog_ex& e) {
-    std::fprintf(stderr, "agtmuxd: cannot open log %s: %s\n", paths.log_path.c_str(), e.what());
+  // The default logger, so the collectors' spdlog calls land in the log
+  // too; [daemon] log_level, or AGTMUX_LOG_LEVEL over it.
+  core::LogOptions lo;
+  lo.path = paths.log_path;
+  lo.level = opt.config.daemon.log_level;
+  lo.name = "agtmuxd";
+  if (auto st = core::InitLogging(lo); !st) {
+    std::fprintf(stderr, "agtmuxd: %s\n", st.error().ToString().c_str());
     return 1;
   }
-  d.log->flush_on(spdlog::level::info);
+  d.log = spdlog::default_logger();
   if (stale) d.log->warn("removed a stale socket at {}", paths.socket_path);
   uv_loop_init(&d.loop);
   signal(SIGPIPE, SIG_IGN);
@@ -168,6 +173,7 @@ int RunDaemon(const DaemonOptions& opt) {
   CoreOptions co;
   co.backend.state_dir = paths.state_dir;
   co.backend.fast_durability = opt.fast_durability;
+  co.backend.engine = EngineOptionsFor(opt.config.daemon);
   co.targets_file = paths.state_dir + "/targets.json";
   co.screens_dir = paths.screens_dir;
   co.host_socket = opt.host_socket;
@@ -202,14 +208,9 @@ int RunDaemon(const DaemonOptions& opt) {
               d.core->watch().stream_id());
 
   // Retention ages from config.toml ([daemon] retention_payloads,
-  // retention_events; the spool drain expires .bad files at the first); a
-  // config that does not load leaves the defaults.
-  if (auto cfg = core::LoadConfig(paths.config_file); cfg.ok()) {
-    d.retention_options.payload_age = cfg->config.daemon.retention_payloads;
-    d.retention_options.metadata_age = cfg->config.daemon.retention_events;
-  } else {
-    d.log->warn("config: {}; retention uses its defaults", cfg.error().ToString());
-  }
+  // retention_events; the spool drain expires .bad files at the first).
+  d.retention_options.payload_age = opt.config.daemon.retention_payloads;
+  d.retention_options.metadata_age = opt.config.daemon.retention_events;
   d.Drain();
   for (const TargetStatus& t : std::vector<TargetStatus>(d.core->targets().all())) {
     if (auto st = d.Connect(t.spec); !st) {
@@ -264,7 +265,7 @@ int RunDaemon(const DaemonOptions& opt) {
   if (int rc = uv_loop_close(&d.loop); rc != 0) d.log->warn("loop: handles left open at exit ({})", uv_strerror(rc));
   ::unlink(paths.socket_path.c_str());
   d.log->info("stopped");
-  spdlog::drop("agtmuxd");
+  core::ShutdownLogging();
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "aggregator/daemon/daemon_core.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
+#include "libagtcore/config.h"
 #include "libagtcore/paths.h"
 
 namespace agt::agg {
@@ -34,6 +35,10 @@ struct DaemonOptions {
   /// from config.toml [daemon] retention_payloads / retention_events). The
   /// environment variable AGTMUX_RETENTION_INTERVAL_MS overrides it (tests).
   int64_t retention_interval_ms = 3600 * 1000;
+  /// config.toml, loaded by the caller (a config that does not load never
+  /// gets here: agtmuxd exits with its error). [daemon] sets the engine's
+  /// timings, retention and the log level.
+  core::Config config;
   CollectorFactory collectors;       // empty: no tmux observation
 };
 

@@ -45,10 +45,15 @@ int main(int argc, char** argv) {
   opt.header_timeout_ms = *timeout / agt::core::kNsPerMs;
   opt.max_body_bytes = max_body;
   opt.fast_durability = fast;
-  // [poller] from config.toml; a config that does not load is reported by
-  // the daemon (its log) and leaves the defaults.
-  agt::core::PollerConfig poller;
-  if (auto cfg = agt::core::LoadConfig(paths->config_file); cfg.ok()) poller = cfg->config.poller;
-  if (!no_observe) opt.collectors = agt::agg::RealCollectors(poller);
+  // config.toml: a config that does not load stops the daemon here, with
+  // the error (file:line: key: why) on stderr, which `agtmux daemon start`
+  // shows; a daemon never runs on a config it only half understood.
+  auto cfg = agt::core::LoadConfig(paths->config_file);
+  if (!cfg) {
+    std::fprintf(stderr, "agtmuxd: %s\n", cfg.error().ToString().c_str());
+    return 4;
+  }
+  opt.config = *cfg;
+  if (!no_observe) opt.collectors = agt::agg::RealCollectors(opt.config.poller);
   return agt::agg::RunDaemon(opt);
 }

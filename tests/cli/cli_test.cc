@@ -153,12 +153,15 @@ TEST_F(CliTest, AnAgentVersionTheSetWasNotVerifiedOnIsShownWithoutChangingTheSta
 }
 
 TEST_F(CliTest, UnreachableDaemonIsAClearError) {
-  // A socket path the daemon cannot create: starting it fails.
+  // A socket path the daemon cannot create: starting it fails, and the
+  // error is the daemon's own reason, not advice to start it again.
   env_.vars.push_back("AGTMUX_SOCKET=/proc/agtmux-nowhere/agtmuxd.sock");
   auto r = Agtmux({"list", "panes"});
   EXPECT_EQ(r.status, 3);
-  EXPECT_NE(r.err.find("E_DAEMON_UNREACHABLE"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("agtmux daemon start"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("E_DAEMON_UNREACHABLE: agtmuxd did not start"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("agtmuxd: cannot create the socket directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/proc/agtmux-nowhere"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("agtmux daemon start"), std::string::npos) << r.err;
 }
 
 }  // namespace
