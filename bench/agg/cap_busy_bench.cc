@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "aggregator/observe/collector_local.h"
+#include "bench/agg/cpu_time.h"
 #include "aggregator/targets/target_executor.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/detect/analyzer.h"
@@ -50,26 +51,7 @@ struct Sink final : agg::CollectorSink {
   agg::PaneOwner OwnerOf(const std::string&, const std::string&) const override { return agg::PaneOwner::kNone; }
 };
 
-double SelfCpu() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
-double ProcCpu(int64_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string s((std::istreambuf_iterator<char>(f)), {});
-  size_t p = s.rfind(')');
-  if (p == std::string::npos) return 0;
-  std::istringstream in(s.substr(p + 2));
-  std::string tok;
-  double ut = 0, st = 0;
-  for (int field = 3; in >> tok; ++field) {
-    if (field == 14) ut = std::stod(tok);
-    if (field == 15) { st = std::stod(tok); break; }
-  }
-  return (ut + st) / double(sysconf(_SC_CLK_TCK));
-}
 
 void RunFor(uv_loop_t* loop, int ms) {
   uv_timer_t stop;
@@ -139,13 +121,13 @@ int main(int argc, char** argv) {
       RunFor(&loop, 3000);  // the panes found, first captures taken
       Figures& f = figures[interval];
       for (int w = 0; w < 2; ++w) {
-        const double c0 = SelfCpu(), t0 = ProcCpu(server_pid);
+        const double c0 = bench::CpuSeconds(RUSAGE_SELF), t0 = bench::ProcCpuSeconds(server_pid);
         const int64_t caps0 = collector->poller().captures(), ch0 = sink.changes;
         const int64_t m0 = core::SystemClock::Get().Monotonic();
         RunFor(&loop, 5000);
         const double secs = double(core::SystemClock::Get().Monotonic() - m0) / 1e9;
-        f.self_cpu.push_back(100.0 * (SelfCpu() - c0) / secs);
-        f.tmux_cpu.push_back(100.0 * (ProcCpu(server_pid) - t0) / secs);
+        f.self_cpu.push_back(100.0 * (bench::CpuSeconds(RUSAGE_SELF) - c0) / secs);
+        f.tmux_cpu.push_back(100.0 * (bench::ProcCpuSeconds(server_pid) - t0) / secs);
         f.captures_per_s.push_back(double(collector->poller().captures() - caps0) / secs);
         f.changes_per_s.push_back(double(sink.changes - ch0) / secs);
       }

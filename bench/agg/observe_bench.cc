@@ -28,6 +28,7 @@
 #include <rapidjson/document.h>
 
 #include "aggregator/observe/collector_local.h"
+#include "bench/agg/cpu_time.h"
 #include "aggregator/targets/target_executor.h"
 #include "libagtcore/detect/analyzer.h"
 #include "libagtcore/file_reader.h"
@@ -52,26 +53,7 @@ struct Sink final : agg::CollectorSink {
   agg::PaneOwner OwnerOf(const std::string&, const std::string&) const override { return agg::PaneOwner::kNone; }
 };
 
-double CpuSeconds(int who) {
-  rusage u{};
-  getrusage(who, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
-double ProcCpuSeconds(int64_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string s((std::istreambuf_iterator<char>(f)), {});
-  size_t p = s.rfind(')');
-  if (p == std::string::npos) return 0;
-  std::istringstream in(s.substr(p + 2));
-  std::string tok;
-  double ut = 0, st = 0;
-  for (int field = 3; in >> tok; ++field) {
-    if (field == 14) ut = std::stod(tok);
-    if (field == 15) { st = std::stod(tok); break; }
-  }
-  return (ut + st) / double(sysconf(_SC_CLK_TCK));
-}
 
 std::vector<std::vector<std::string>> LoadSnapshots(const std::string& path,
                                                     std::vector<std::pair<int, int>>* cursors) {
@@ -211,12 +193,12 @@ int main() {
   const int64_t caps0 = collector->poller().captures();
   const int64_t reads0 = collector->topology_reads();
   for (int w = 0; w < 5; ++w) {
-    const double c0 = CpuSeconds(RUSAGE_SELF), t0 = ProcCpuSeconds(server_pid);
+    const double c0 = bench::CpuSeconds(RUSAGE_SELF), t0 = bench::ProcCpuSeconds(server_pid);
     const int64_t m0 = core::SystemClock::Get().Monotonic();
     Idle(&loop, 4000);
     const double secs = double(core::SystemClock::Get().Monotonic() - m0) / 1e9;
-    cpu.push_back(100.0 * (CpuSeconds(RUSAGE_SELF) - c0) / secs);
-    tmux_cpu.push_back(100.0 * (ProcCpuSeconds(server_pid) - t0) / secs);
+    cpu.push_back(100.0 * (bench::CpuSeconds(RUSAGE_SELF) - c0) / secs);
+    tmux_cpu.push_back(100.0 * (bench::ProcCpuSeconds(server_pid) - t0) / secs);
   }
   PrintStats("collector+poller CPU, 100 idle agent panes", cpu, "% of one core (goal < 2)");
   PrintStats("tmux server CPU over the same windows", tmux_cpu, "% of one core");
@@ -228,9 +210,9 @@ int main() {
   {
     std::vector<double> base;
     for (int rep = 0; rep < 3; ++rep) {
-      const double c0 = CpuSeconds(RUSAGE_CHILDREN) + CpuSeconds(RUSAGE_SELF);
+      const double c0 = bench::CpuSeconds(RUSAGE_CHILDREN) + bench::CpuSeconds(RUSAGE_SELF);
       for (const auto& p : panes) (void)tmux({"capture-pane", "-p", "-t", p});
-      base.push_back(100.0 * (CpuSeconds(RUSAGE_CHILDREN) + CpuSeconds(RUSAGE_SELF) - c0) / 2.0);
+      base.push_back(100.0 * (bench::CpuSeconds(RUSAGE_CHILDREN) + bench::CpuSeconds(RUSAGE_SELF) - c0) / 2.0);
     }
     PrintStats("baseline: fork capture-pane per pane / 2 s", base, "% of one core");
     std::vector<double> sorted_cpu = cpu, sorted_base = base;

@@ -1,0 +1,42 @@
+// CPU time for the observe benchmarks: this process's (or its reaped
+// children's) from getrusage, another process's from /proc/<pid>/stat.
+#pragma once
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+namespace agt::bench {
+
+/// Seconds of CPU (user + system) of RUSAGE_SELF or RUSAGE_CHILDREN.
+inline double CpuSeconds(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+/// Seconds of CPU (user + system) of process `pid`; 0 when it cannot be read.
+inline double ProcCpuSeconds(int64_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string s((std::istreambuf_iterator<char>(f)), {});
+  size_t p = s.rfind(')');
+  if (p == std::string::npos) return 0;
+  std::istringstream in(s.substr(p + 2));
+  std::string tok;
+  double ut = 0, st = 0;
+  for (int field = 3; in >> tok; ++field) {
+    if (field == 14) ut = std::stod(tok);
+    if (field == 15) {
+      st = std::stod(tok);
+      break;
+    }
+  }
+  return (ut + st) / double(sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace agt::bench
