@@ -5,15 +5,6 @@
 
 namespace agt::agg {
 
-std::string_view HealthName(Health h) {
-  switch (h) {
-    case Health::kOk: return "ok";
-    case Health::kDegraded: return "degraded";
-    case Health::kDown: return "down";
-  }
-  return "ok";
-}
-
 std::optional<Health> HealthTracker::Failure(core::TimeNs now) {
   probes_ok_ = 0;
   topology_ok_ = false;
@@ -55,10 +46,10 @@ core::Event MakeHealthEvent(const std::string& target_id, Health h, const std::s
   e.source = core::Source::kPoller;
   e.source_event_id = "health:" + instance + ":" + target_id + ":" + std::to_string(seq);
   e.dedupe_key = core::DeriveDedupeKey(core::Source::kPoller, *e.source_event_id,
-                                       std::string(HealthName(h)), e.event_type);
+                                       std::string(core::TargetHealthName(h)), e.event_type);
   e.event_time = now;
   e.target_id = target_id;
-  e.health = std::string(HealthName(h));
+  e.health = std::string(core::TargetHealthName(h));
   e.raw_payload = reason;
   return e;
 }

@@ -15,8 +15,8 @@
 
 namespace agt::agg {
 
-enum class Health { kOk, kDegraded, kDown };
-std::string_view HealthName(Health h);  // "ok", "degraded", "down"
+/// The one target health (libagtcore/state.h), named for this file's use.
+using Health = core::TargetHealth;
 
 struct HealthOptions {
   int down_failures = 3;

@@ -291,7 +291,7 @@ void SshCollector::Finish(Scan& scan) {
   if (!scan.status) {
     for (const auto& p : scan.capture_panes) poller_.CaptureFailed(p);
     if (auto changed = health_.Failure(now)) {
-      spdlog::warn("{}: {}: {}", options_.target_id, HealthName(*changed), scan.status.error().ToString());
+      spdlog::warn("{}: {}: {}", options_.target_id, core::TargetHealthName(*changed), scan.status.error().ToString());
       sink_.OnEvent(MakeHealthEvent(options_.target_id, *changed, instance_, ++health_seq_, now,
                                     scan.status.error().message));
     }
@@ -301,7 +301,7 @@ void SshCollector::Finish(Scan& scan) {
   auto probed = health_.ProbeOk(now);
   auto read = health_.TopologyOk(now);
   if (auto changed = read ? read : probed) {
-    spdlog::info("{}: {} again", options_.target_id, HealthName(*changed));
+    spdlog::info("{}: {} again", options_.target_id, core::TargetHealthName(*changed));
     sink_.OnEvent(MakeHealthEvent(options_.target_id, *changed, instance_, ++health_seq_, now, "scan ok"));
   }
   if (!scan.failure.empty()) spdlog::debug("{}: {}", options_.target_id, scan.failure);

@@ -17,6 +17,7 @@
 #include "aggregator/observe/loop_timer.h"
 #include "libagtcore/file.h"
 #include "libagtcore/unique_fd.h"
+#include "libagtcore/uv/handles.h"
 
 extern char** environ;
 
@@ -70,11 +71,6 @@ bool HasChild(int64_t pid) {
   return children.ok() && children->find_first_not_of(" \n") != std::string::npos;
 }
 
-struct WriteReq {
-  uv_write_t req;
-  std::string data;
-};
-
 }  // namespace
 
 TmuxControlClient::TmuxControlClient(uv_loop_t* loop, ControlClientOptions options,
@@ -88,8 +84,7 @@ TmuxControlClient::TmuxControlClient(uv_loop_t* loop, ControlClientOptions optio
 
 TmuxControlClient::~TmuxControlClient() {
   Stop();
-  uv_close(reinterpret_cast<uv_handle_t*>(timer_),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+  uv::CloseAndDelete(timer_);
 }
 
 void TmuxControlClient::Start() {
@@ -117,7 +112,7 @@ void TmuxControlClient::WatchSocketDir() {
   if (rc != 0) {
     // No directory yet (no tmux has run): the probe keeps looking, and
     // tries the watch again each time.
-    uv_close(reinterpret_cast<uv_handle_t*>(w), [](uv_handle_t* h) { delete reinterpret_cast<uv_fs_event_t*>(h); });
+    uv::CloseAndDelete(w);
     return;
   }
   watch_ = w;
@@ -144,8 +139,7 @@ void TmuxControlClient::Stop() {
   if (watch_) {
     watch_->data = nullptr;
     uv_fs_event_stop(watch_);
-    uv_close(reinterpret_cast<uv_handle_t*>(watch_),
-             [](uv_handle_t* h) { delete reinterpret_cast<uv_fs_event_t*>(h); });
+    uv::CloseAndDelete(watch_);
     watch_ = nullptr;
   }
   uv_timer_stop(timer_);
@@ -332,17 +326,7 @@ void TmuxControlClient::RetryIn(core::TimeNs wait) {
 
 bool TmuxControlClient::Send(const std::string& command, ReplyFn done) {
   if (!conn_ || uv_is_closing(reinterpret_cast<uv_handle_t*>(&conn_->in))) return false;
-  auto* w = new WriteReq;
-  w->req.data = w;
-  w->data = command;
-  w->data += '\n';
-  uv_buf_t buf = uv_buf_init(w->data.data(), unsigned(w->data.size()));
-  int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(&conn_->in), &buf, 1,
-                    [](uv_write_t* req, int) { delete static_cast<WriteReq*>(req->data); });
-  if (rc != 0) {
-    delete w;
-    return false;
-  }
+  if (uv::WriteOwned(reinterpret_cast<uv_stream_t*>(&conn_->in), command + '\n') != 0) return false;
   ++commands_;
   conn_->pending.push_back(std::move(done));
   return true;
