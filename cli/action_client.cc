@@ -56,4 +56,14 @@ std::string ResultString(const rapidjson::Document& d, const char* key) {
   return r.HasMember(key) && r[key].IsString() ? r[key].GetString() : "";
 }
 
+std::string NewOutput(const std::string& before, const std::string& after) {
+  size_t common = 0;
+  while (common < before.size() && common < after.size() && before[common] == after[common]) ++common;
+  if (common == after.size()) return "";
+  if (common == before.size() && after[common] == '\n') return after.substr(common + 1);
+  if (common > 0 && after[common - 1] == '\n') return after.substr(common);
+  size_t start = after.rfind('\n', common == 0 ? 0 : common - 1);
+  return start == std::string::npos ? after : after.substr(start + 1);
+}
+
 }  // namespace agt::cli

@@ -35,4 +35,11 @@ rapidjson::Document ActionBody(const std::string& ref);
 /// d["result"][key] as a string, "" when absent.
 std::string ResultString(const rapidjson::Document& d, const char* key);
 
+/// The text after `before` in `after`: the output the send produced, from
+/// the start of the line where the two first differ (a prompt line the
+/// agent appended to counts whole). Nothing when nothing changed, and no
+/// line that was whole before: a screen the agent has not redrawn yet must
+/// not match the previous command's output.
+std::string NewOutput(const std::string& before, const std::string& after);
+
 }  // namespace agt::cli

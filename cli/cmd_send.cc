@@ -53,14 +53,6 @@ core::Result<std::string> PaneState(const std::string& ref) {
   return std::string((*d)["state"].GetString());
 }
 
-/// The text after `before` in `after`: the output the send produced.
-std::string NewOutput(const std::string& before, const std::string& after) {
-  size_t common = 0;
-  while (common < before.size() && common < after.size() && before[common] == after[common]) ++common;
-  size_t start = after.rfind('\n', common == 0 ? 0 : common - 1);
-  return start == std::string::npos ? after : after.substr(start + 1);
-}
-
 int Wait(const SendArgs& a, const std::string& before) {
   auto timeout = core::ParseDuration(a.timeout);
   if (!timeout) return ReportError(core::MakeError(core::Err::kRequestInvalid, "--timeout: " + timeout.error().message));
