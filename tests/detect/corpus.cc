@@ -69,6 +69,8 @@ std::vector<std::string> FindFixtures(const std::string& root) {
   return out;
 }
 
+bool HasHooks(const std::string& dir) { return ReadTextFile(dir + "/hooks.jsonl").ok(); }
+
 // The agent, version and mode the recording names (scenario.json); a fixture
 // recorded before modes existed is in its agent's base mode.
 void ReadRecording(const std::string& dir, Fixture* f) {

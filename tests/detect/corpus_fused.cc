@@ -91,7 +91,6 @@ core::Result<core::Event> Remap(const core::Event& recorded) {
 
 }  // namespace
 
-bool HasHooks(const std::string& dir) { return ReadTextFile(dir + "/hooks.jsonl").ok(); }
 
 core::Result<std::vector<HookRecord>> LoadHooks(const std::string& dir) {
   std::vector<HookRecord> out;

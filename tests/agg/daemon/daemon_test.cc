@@ -191,7 +191,7 @@ TEST_F(DaemonTest, StaleSocketIsRecoveredAndKill9LosesNoAcknowledgedEvent) {
   std::vector<std::string> acked;
   std::string body = "{\"events\":[" + Started("01JC0000000000000000000001", "rt-cccccccccccccccc", "%3");
   for (int i = 1; i <= 20; ++i) {
-    char id[32];
+    char id[48];  // room for any int: -O1 checks the format's worst case
     std::snprintf(id, sizeof id, "01JC00000000000000000001%02d", i);
     body += "," + StateEvent(id, "rt-cccccccccccccccc", "%3", i % 2 ? "running" : "waiting_input", i);
     acked.push_back(id);

@@ -151,8 +151,8 @@ TEST_F(LimitsTest, DefaultBodyCapIsOneMebibyteWithAClearError) {
   // bytes of evidence each.
   std::string body = "{\"events\":[" + Started("01JL0000000000000000000000", "rt-llllllllllllllll", "%1");
   for (int i = 1; i <= 256; ++i) {
-    char id[32];
-    std::snprintf(id, sizeof id, "01JL0000000000000000000%03d", i);
+    std::string id = std::to_string(i);
+    id = "01JL0000000000000000000" + std::string(3 - id.size(), '0') + id;
     std::string ev = StateEvent(id, "rt-llllllllllllllll", "%1", "running", i);
     ev.replace(ev.find("\"evidence\":\"line\""), 17, "\"evidence\":\"" + std::string(1000, 'e') + "\"");
     body += "," + ev;
