@@ -133,6 +133,19 @@ struct Daemon {
 
 }  // namespace
 
+namespace {
+
+// Whether a child process handle (a tmux control client) is still open.
+bool ChildrenRunning(uv_loop_t* loop) {
+  bool any = false;
+  uv_walk(loop, [](uv_handle_t* h, void* arg) {
+    if (h->type == UV_PROCESS && !uv_is_closing(h)) *static_cast<bool*>(arg) = true;
+  }, &any);
+  return any;
+}
+
+}  // namespace
+
 int RunDaemon(const DaemonOptions& opt) {
   const core::Paths& paths = opt.paths;
   for (const auto& [dir, what] : {std::pair{paths.socket_dir, "socket"}, std::pair{paths.state_dir, "state"}}) {
@@ -257,6 +270,15 @@ int RunDaemon(const DaemonOptions& opt) {
   // close callback uses it.
   d.server->CloseAll();
   d.core.reset();
+  // The collectors just told their tmux control clients to exit; their
+  // exit callbacks free what the clients allocated. Give them up to 1 s
+  // before everything left is closed (a handle closed here has no owner's
+  // callback).
+  for (int i = 0; i < 100 && ChildrenRunning(&d.loop); ++i) {
+    uv_run(&d.loop, UV_RUN_NOWAIT);
+    if (ChildrenRunning(&d.loop)) ::usleep(10 * 1000);
+  }
+  uv_run(&d.loop, UV_RUN_NOWAIT);
   uv_walk(&d.loop, [](uv_handle_t* h, void*) {
     if (!uv_is_closing(h)) uv_close(h, nullptr);
   }, nullptr);

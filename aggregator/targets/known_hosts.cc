@@ -80,4 +80,16 @@ std::string HostKeyMethodPreference(const std::vector<int>& known_types) {
   return pref;
 }
 
+std::string KeepSupportedMethods(std::string_view pref, const std::vector<std::string>& supported) {
+  std::string out;
+  while (!pref.empty()) {
+    const size_t comma = pref.find(',');
+    const std::string_view method = pref.substr(0, comma);
+    if (std::find(supported.begin(), supported.end(), method) != supported.end())
+      out += (out.empty() ? "" : ",") + std::string(method);
+    pref = comma == std::string_view::npos ? std::string_view() : pref.substr(comma + 1);
+  }
+  return out;
+}
+
 }  // namespace agt::agg

@@ -32,4 +32,10 @@ int KnownHostKeyMask(int libssh2_hostkey_type);
 /// server that offers several host keys shows the one we know.
 std::string HostKeyMethodPreference(const std::vector<int>& known_types);
 
+/// `pref` (comma-separated methods) with only the methods in `supported`
+/// kept, in pref's order. libssh2 1.10 drops unsupported methods from a
+/// preference with an overlapping memcpy (AddressSanitizer reports it), so
+/// it is only ever given methods it supports.
+std::string KeepSupportedMethods(std::string_view pref, const std::vector<std::string>& supported);
+
 }  // namespace agt::agg

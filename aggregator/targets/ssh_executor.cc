@@ -173,9 +173,15 @@ core::Status SshExecutor::Connect() {
                                  nullptr) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
       known_types.push_back(type);
   }
-  if (!known_types.empty())
-    (void)libssh2_session_method_pref(s->ssh, LIBSSH2_METHOD_HOSTKEY,
-                                      HostKeyMethodPreference(known_types).c_str());
+  if (!known_types.empty()) {
+    std::vector<std::string> supported;
+    const char** algs = nullptr;
+    const int n = libssh2_session_supported_algs(s->ssh, LIBSSH2_METHOD_HOSTKEY, &algs);
+    for (int i = 0; i < n; ++i) supported.emplace_back(algs[i]);
+    if (algs) libssh2_free(s->ssh, algs);
+    const std::string pref = KeepSupportedMethods(HostKeyMethodPreference(known_types), supported);
+    if (!pref.empty()) (void)libssh2_session_method_pref(s->ssh, LIBSSH2_METHOD_HOSTKEY, pref.c_str());
+  }
 
   int rc;
   while ((rc = libssh2_session_handshake(s->ssh, s->sock.get())) == LIBSSH2_ERROR_EAGAIN)

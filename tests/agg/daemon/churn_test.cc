@@ -143,7 +143,16 @@ TEST_F(ChurnTest, ServersAndAgentPanesComeAndGoWithoutSpinning) {
   std::printf("churn: %d rounds, %d SIGTERMs, daemon CPU %.2f s over %.1f s = %.2f %% of a core\n", round, stops,
               cpu_, wall_, 100 * share);
   EXPECT_GE(round, 10);
-  EXPECT_LT(share, 0.02) << "the daemon used " << 100 * share << " % of a core on average";
+  // The bound is 2 % of a core for the build users run. Under
+  // AddressSanitizer every instruction costs about three times as much, so
+  // that build is held to three times the bound; the spin this test exists
+  // for used 94 %.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr double kBound = 0.06;
+#else
+  constexpr double kBound = 0.02;
+#endif
+  EXPECT_LT(share, kBound) << "the daemon used " << 100 * share << " % of a core on average";
 }
 
 }  // namespace
