@@ -66,12 +66,14 @@ core::Status ActionService::MoveCursor(Run& run, const PaneRow& row, TargetExecu
   // An agent under load may lose an arrow (observed: "no" confirmed "Yes,
   // and don't ask again" once): each move is read back from the screen, and
   // a lost arrow is sent again from where the cursor is.
+  // At most 36 reads in all (about 2 s), however the cursor moves.
+  int reads_left = 36;
   for (int attempt = 0; attempt < 3; ++attempt) {
     std::vector<std::string> arrows = ArrowsTo(*cursor, number);
     if (arrows.empty() && attempt == 0) return core::Ok();  // the screen just read says so
     if (auto st = SendKeys(run, row, ex, arrows); !st) return st;
     sent->insert(sent->end(), arrows.begin(), arrows.end());
-    for (int i = 0; i < 12; ++i) {
+    for (int i = 0; i < 12 && reads_left > 0; ++i, --reads_left) {
       world_->Sleep(60 * core::kNsPerMs);
       auto now = ReadMenu(row, ex);
       if (!now) {

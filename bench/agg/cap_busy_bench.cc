@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "aggregator/observe/collector_local.h"
-#include "bench/agg/cpu_time.h"
+#include "bench/agg/bench_util.h"
 #include "aggregator/targets/target_executor.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/detect/analyzer.h"
@@ -50,17 +50,6 @@ struct Sink final : agg::CollectorSink {
   }
   agg::PaneOwner OwnerOf(const std::string&, const std::string&) const override { return agg::PaneOwner::kNone; }
 };
-
-
-
-void RunFor(uv_loop_t* loop, int ms) {
-  uv_timer_t stop;
-  uv_timer_init(loop, &stop);
-  uv_timer_start(&stop, [](uv_timer_t* t) { uv_stop(t->loop); }, uint64_t(ms), 0);
-  uv_run(loop, UV_RUN_DEFAULT);
-  uv_close(reinterpret_cast<uv_handle_t*>(&stop), nullptr);
-  uv_run(loop, UV_RUN_NOWAIT);
-}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -118,13 +107,13 @@ int main(int argc, char** argv) {
           &loop, o, sink, core::SystemClock::Get(), files,
           [](std::string_view a) { return detect::CreateAnalyzer(a); });
       collector->Start();
-      RunFor(&loop, 3000);  // the panes found, first captures taken
+      bench::RunIdle(&loop, 3000);  // the panes found, first captures taken
       Figures& f = figures[interval];
       for (int w = 0; w < 2; ++w) {
         const double c0 = bench::CpuSeconds(RUSAGE_SELF), t0 = bench::ProcCpuSeconds(server_pid);
         const int64_t caps0 = collector->poller().captures(), ch0 = sink.changes;
         const int64_t m0 = core::SystemClock::Get().Monotonic();
-        RunFor(&loop, 5000);
+        bench::RunIdle(&loop, 5000);
         const double secs = double(core::SystemClock::Get().Monotonic() - m0) / 1e9;
         f.self_cpu.push_back(100.0 * (bench::CpuSeconds(RUSAGE_SELF) - c0) / secs);
         f.tmux_cpu.push_back(100.0 * (bench::ProcCpuSeconds(server_pid) - t0) / secs);

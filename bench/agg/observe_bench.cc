@@ -28,7 +28,7 @@
 #include <rapidjson/document.h>
 
 #include "aggregator/observe/collector_local.h"
-#include "bench/agg/cpu_time.h"
+#include "bench/agg/bench_util.h"
 #include "aggregator/targets/target_executor.h"
 #include "libagtcore/detect/analyzer.h"
 #include "libagtcore/file_reader.h"
@@ -52,8 +52,6 @@ struct Sink final : agg::CollectorSink {
   }
   agg::PaneOwner OwnerOf(const std::string&, const std::string&) const override { return agg::PaneOwner::kNone; }
 };
-
-
 
 std::vector<std::vector<std::string>> LoadSnapshots(const std::string& path,
                                                     std::vector<std::pair<int, int>>* cursors) {
@@ -100,17 +98,6 @@ void RunLoop(uv_loop_t* loop, const std::function<bool()>& done, int timeout_ms)
   const uint64_t deadline = uv_now(loop) + uint64_t(timeout_ms);
   while (!done() && uv_now(loop) < deadline) uv_run(loop, UV_RUN_ONCE);
   uv_close(reinterpret_cast<uv_handle_t*>(&tick), nullptr);
-  uv_run(loop, UV_RUN_NOWAIT);
-}
-
-void Idle(uv_loop_t* loop, int ms) {
-  // No polling timer of our own: the loop sleeps until the collector's
-  // timers or tmux wake it, as in the daemon.
-  uv_timer_t stop;
-  uv_timer_init(loop, &stop);
-  uv_timer_start(&stop, [](uv_timer_t* t) { uv_stop(t->loop); }, uint64_t(ms), 0);
-  uv_run(loop, UV_RUN_DEFAULT);
-  uv_close(reinterpret_cast<uv_handle_t*>(&stop), nullptr);
   uv_run(loop, UV_RUN_NOWAIT);
 }
 
@@ -186,7 +173,7 @@ int main() {
   RunLoop(&loop, [&] { return sink.observed >= kPanes && collector->poller().captures() >= kPanes; }, 30000);
   std::printf("panes=%d observed_runtimes=%lld initial_captures=%lld\n", kPanes,
               (long long)sink.observed, (long long)collector->poller().captures());
-  Idle(&loop, 3000);  // warm-up: the one-second activity grain settles
+  bench::RunIdle(&loop, 3000);  // warm-up: the one-second activity grain settles
 
   // 1) CPU with 100 idle agent panes: 5 windows of 4 s.
   std::vector<double> cpu, tmux_cpu;
@@ -195,7 +182,7 @@ int main() {
   for (int w = 0; w < 5; ++w) {
     const double c0 = bench::CpuSeconds(RUSAGE_SELF), t0 = bench::ProcCpuSeconds(server_pid);
     const int64_t m0 = core::SystemClock::Get().Monotonic();
-    Idle(&loop, 4000);
+    bench::RunIdle(&loop, 4000);
     const double secs = double(core::SystemClock::Get().Monotonic() - m0) / 1e9;
     cpu.push_back(100.0 * (bench::CpuSeconds(RUSAGE_SELF) - c0) / secs);
     tmux_cpu.push_back(100.0 * (bench::ProcCpuSeconds(server_pid) - t0) / secs);
@@ -248,7 +235,7 @@ int main() {
                     it == sink.last.end() ? "none" : std::string(core::StateName(it->second.first)).c_str(),
                     dialog == (target == 1) ? "yes" : "no");
       }
-      Idle(&loop, 300);
+      bench::RunIdle(&loop, 300);
     }
   }
   if (!lat.empty()) PrintStats("CAP change -> state_changed latency", lat, "s (goal p95 <= 2)");

@@ -1,8 +1,10 @@
-// CPU time for the observe benchmarks: this process's (or its reaped
-// children's) from getrusage, another process's from /proc/<pid>/stat.
+// What the observe benchmarks share: CPU time (this process's or its reaped
+// children's from getrusage, another process's from /proc/<pid>/stat), and
+// running a loop idle for a while.
 #pragma once
 
 #include <sys/resource.h>
+#include <uv.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -37,6 +39,18 @@ inline double ProcCpuSeconds(int64_t pid) {
     }
   }
   return (ut + st) / double(sysconf(_SC_CLK_TCK));
+}
+
+/// Runs `loop` for `ms` with no timer of our own beyond the stop: the loop
+/// sleeps until its handles (the collector's timers, tmux) wake it, as in
+/// the daemon.
+inline void RunIdle(uv_loop_t* loop, int ms) {
+  uv_timer_t stop;
+  uv_timer_init(loop, &stop);
+  uv_timer_start(&stop, [](uv_timer_t* t) { uv_stop(t->loop); }, uint64_t(ms), 0);
+  uv_run(loop, UV_RUN_DEFAULT);
+  uv_close(reinterpret_cast<uv_handle_t*>(&stop), nullptr);
+  uv_run(loop, UV_RUN_NOWAIT);
 }
 
 }  // namespace agt::bench
