@@ -13,7 +13,13 @@ namespace agt::agg {
 /// is created on first use, per daemon core; its audit database is
 /// <state_dir>/actions.db, its snapshot TTL 30 s unless
 /// AGTMUX_ACTION_SNAPSHOT_TTL_MS says otherwise, its send policy the
-/// config file's [send_policy].
+/// config file's [send_policy]. POST answers are deferred: the action's
+/// tmux part runs on a worker thread (action_runner.h).
 bool ServeActions(const ApiContext& ctx, const HttpRequest& req, Exchange& ex);
+
+/// The loop of ctx.core is going away: actions still running are left to
+/// finish unanswered, queued ones are dropped. Called when the API handler
+/// is destroyed (before the loop is closed).
+void StopActions(const ApiContext& ctx);
 
 }  // namespace agt::agg
