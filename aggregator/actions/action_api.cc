@@ -46,7 +46,7 @@ core::Result<ActionService*> ServiceFor(const ApiContext& ctx) {
   auto paths = core::ResolvePaths(core::RealEnv());
   if (!paths) return paths.error();
   ActionOptions o;
-  o.db_path = paths->state_dir + "/actions.db";
+  o.store = ctx.core->persistence_mut().store();  // agtmux.db; null under a fake persistence
   if (const char* ttl = std::getenv("AGTMUX_ACTION_SNAPSHOT_TTL_MS"); ttl && *ttl)
     o.snapshot_ttl = std::strtoll(ttl, nullptr, 10) * core::kNsPerMs;
   if (auto cfg = core::LoadConfig(paths->config_file)) o.send_policy = cfg->send_policy;

@@ -10,8 +10,8 @@ namespace agt::agg {
 
 /// Answers the request when its path is under /v1/actions and returns
 /// true; returns false (and does nothing) for any other path. The service
-/// is created on first use, per daemon core; its audit database is
-/// <state_dir>/actions.db, its snapshot TTL 30 s unless
+/// is created on first use, per daemon core; its audit goes to the core's
+/// store (agtmux.db), its snapshot TTL 30 s unless
 /// AGTMUX_ACTION_SNAPSHOT_TTL_MS says otherwise, its send policy the
 /// config file's [send_policy]. POST answers are deferred: the action's
 /// tmux part runs on a worker thread (action_runner.h).

@@ -85,14 +85,18 @@ std::vector<std::string> TmuxArgv(const TargetStatus& target) {
 
 core::Result<std::unique_ptr<ActionService>> ActionService::Create(ActionWorld* world, const core::Clock& clock,
                                                                    ActionOptions options) {
-  state::StoreOptions so;
-  so.path = options.db_path;
-  so.durability = state::Durability::kNormal;
-  // The same rules as agtmux.db (the store's fallback knows fewer shapes).
-  if (auto r = core::Redactor::LoadBuiltin(); r.ok())
-    so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
-  auto store = state::Store::Open(so);
-  if (!store) return store.error();
+  std::unique_ptr<state::Store> own;
+  if (!options.store) {
+    state::StoreOptions so;
+    so.path = options.db_path;
+    so.durability = state::Durability::kNormal;
+    // The same rules as agtmux.db (the store's fallback knows fewer shapes).
+    if (auto r = core::Redactor::LoadBuiltin(); r.ok())
+      so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
+    auto store = state::Store::Open(so);
+    if (!store) return store.error();
+    own = std::move(*store);
+  }
   // The spec's defaults name `dd if=/dev/` too; add it while the block list
   // is the built-in one (a user's own list is taken as it is).
   if (options.send_policy.block == core::Config::DefaultSendPolicy().block)
@@ -101,13 +105,13 @@ core::Result<std::unique_ptr<ActionService>> ActionService::Create(ActionWorld* 
   if (!policy) return policy.error();
   if (!options.runner) options.runner = MakeInlineRunner();
   return std::unique_ptr<ActionService>(
-      new ActionService(world, clock, std::move(options), std::move(*store), std::move(*policy)));
+      new ActionService(world, clock, std::move(options), std::move(own), std::move(*policy)));
 }
 
 ActionService::ActionService(ActionWorld* world, const core::Clock& clock, ActionOptions options,
-                             std::unique_ptr<state::Store> store, SendPolicy policy)
-    : world_(world), clock_(clock), options_(std::move(options)), store_(std::move(store)),
-      policy_(std::move(policy)) {}
+                             std::unique_ptr<state::Store> own_store, SendPolicy policy)
+    : world_(world), clock_(clock), options_(std::move(options)), own_store_(std::move(own_store)),
+      store_(options_.store ? options_.store : own_store_.get()), policy_(std::move(policy)) {}
 
 void ActionService::Post(std::string_view type, std::string_view body, ActionReplyFn reply) {
   if (type != "send" && type != "respond" && type != "attach" && type != "view-output" && type != "kill" &&
@@ -129,7 +133,7 @@ void ActionService::Post(std::string_view type, std::string_view body, ActionRep
   // Ref errors come before anything is recorded: there is no pane to act on.
   auto row = Resolve(req->ref);
   if (!row) return reply(ErrorReply(row.error()));
-  if (req->type == "snapshot") return reply(Snapshot(*req, *row));
+  if (req->type == "snapshot") return reply(Snapshot(*row));
   std::string lane = row->target + '\x1f' + row->pane_id;
   if (!ref_key.empty()) in_flight_.insert(ref_key);
   lanes_[lane].push_back(Queued{std::move(*req), std::move(reply)});
@@ -212,8 +216,7 @@ state::ActionSnapshotRow TakeSnapshot(const PaneRow& row, core::TimeNs now, core
 
 }  // namespace
 
-ActionReply ActionService::Snapshot(const ActionRequest& req, const PaneRow& row) {
-  (void)req;
+ActionReply ActionService::Snapshot(const PaneRow& row) {
   state::ActionSnapshotRow snap = TakeSnapshot(row, clock_.Now(), options_.snapshot_ttl);
   if (auto st = store_->InsertActionSnapshot(snap); !st) return ErrorReply(st.error());
   JsonOut j;
@@ -535,23 +538,15 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
 }
 
 void ActionService::Audit(Run& run, std::string_view event_type, const std::string& detail) {
-  core::Event e;
-  e.event_type = std::string(event_type);
-  e.source = core::Source::kPoller;
-  e.dedupe_key = "action:" + run.action.action_id + ":" + std::to_string(run.event_seq++);
-  e.target_id = run.action.target_id;
-  e.pane_id = run.action.pane_id;
+  state::ActionEventRow e;
   e.action_id = run.action.action_id;
-  e.raw_payload = detail;
+  e.seq = run.event_seq++;
+  e.event_type = std::string(event_type);
+  e.detail = detail;
   auto write = [this, e = std::move(e)]() mutable {
-    core::TimeNs now = clock_.Now();
-    e.event_id = core::NewUlid(now);
-    e.event_time = now;
-    e.ingested_at = now;
-    state::Effects fx;
-    fx.disposition = state::Disposition::kApplied;
-    fx.stored_event = std::move(e);
-    (void)store_->Commit(fx, now);  // the audit is best effort; the action row holds the outcome
+    e.event_time = clock_.Now();
+    e.event_id = core::NewUlid(e.event_time);
+    (void)store_->InsertActionEvent(e);  // the audit is best effort; the action row holds the outcome
   };
   // The store is the loop's: a worker's audit goes there first (and is
   // written before the action's answer, which follows it on the loop).
@@ -627,11 +622,11 @@ ActionReply ActionService::Get(const std::string& action_id) {
     }
   }
   j.Key("events").BeginArray();
-  if (auto evs = store_->EventsForAction(action_id)) {
-    for (const core::Event& e : *evs) {
+  if (auto evs = store_->ActionEvents(action_id)) {
+    for (const state::ActionEventRow& e : *evs) {
       j.BeginObject().Key("event_id").Str(e.event_id).Key("event_type").Str(e.event_type);
       j.Key("action_id").Str(e.action_id).Key("event_time").Time(e.event_time);
-      j.Key("detail").Str(e.raw_payload).EndObject();
+      j.Key("detail").Str(e.detail).EndObject();
     }
   }
   j.EndArray().EndObject();

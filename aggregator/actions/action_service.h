@@ -3,8 +3,9 @@
 // first recorded (an `actions` row and an `action_snapshot` of the pane's
 // runtime and state_version), then checked (snapshot freshness, guards,
 // send policy) and only then executed through tmux by argv. Requests are
-// idempotent on (action_type, request_ref). The audit rows and the events
-// an action caused live in their own SQLite store (<state_dir>/actions.db).
+// idempotent on (action_type, request_ref). The audit rows (actions,
+// action_snapshots, action_events) live in the daemon's store, agtmux.db
+// (docs/store.md, Actions).
 //
 // Threads (docs/architecture.md, Actions off the loop): the service is
 // called on the daemon's loop thread, and everything that reads the world
@@ -95,7 +96,11 @@ class ActionWorld {
 };
 
 struct ActionOptions {
-  std::string db_path;                               // ":memory:" for tests
+  /// The store the audit goes to: the daemon's (agtmux.db), used on the
+  /// loop thread only. Null: a store of the service's own at db_path
+  /// (":memory:" in tests).
+  state::Store* store = nullptr;
+  std::string db_path = ":memory:";
   core::TimeNs snapshot_ttl = 30 * core::kNsPerSec;  // AGTMUX_ACTION_SNAPSHOT_TTL_MS overrides in the daemon
   core::SendPolicyConfig send_policy = core::Config::DefaultSendPolicy();
   /// The pattern sets whose [menu] styles `respond` reads menus with;
@@ -127,7 +132,7 @@ class ActionService {
 
  private:
   ActionService(ActionWorld* world, const core::Clock& clock, ActionOptions options,
-                std::unique_ptr<state::Store> store, SendPolicy policy);
+                std::unique_ptr<state::Store> own_store, SendPolicy policy);
   struct Run;
   /// An action waiting for its pane's lane.
   struct Queued {
@@ -135,7 +140,7 @@ class ActionService {
     ActionReplyFn reply;
   };
   ActionReply Replay(const ActionRequest& req, bool* replayed);
-  ActionReply Snapshot(const ActionRequest& req, const PaneRow& row);
+  ActionReply Snapshot(const PaneRow& row);
   /// Starts the next action of `lane` unless one runs there.
   void StartNext(const std::string& lane);
   /// Runs the loop part of `q` (record, check, prepare) and hands its tmux
@@ -173,7 +178,8 @@ class ActionService {
   ActionWorld* world_;
   const core::Clock& clock_;
   ActionOptions options_;
-  std::unique_ptr<state::Store> store_;
+  std::unique_ptr<state::Store> own_store_;  // when options.store is null
+  state::Store* store_;
   SendPolicy policy_;
   std::thread::id loop_thread_ = std::this_thread::get_id();
   /// Waiting actions per pane (target \x1f pane_id); a lane in `busy_`
