@@ -84,9 +84,9 @@ bool ServeActions(const ApiContext& ctx, const HttpRequest& req, Exchange& ex) {
   return true;
 }
 
-void StopActions(const ApiContext& ctx) {
+void StopActions(DaemonCore* core) {
   auto& services = Services();
-  auto it = services.find(ctx.core);
+  auto it = services.find(core);
   if (it == services.end()) return;
   it->second.service->Detach();
   Stopped().push_back(std::move(it->second));

@@ -17,9 +17,10 @@ namespace agt::agg {
 /// tmux part runs on a worker thread (action_runner.h).
 bool ServeActions(const ApiContext& ctx, const HttpRequest& req, Exchange& ex);
 
-/// The loop of ctx.core is going away: actions still running are left to
-/// finish unanswered, queued ones are dropped. Called when the API handler
-/// is destroyed (before the loop is closed).
-void StopActions(const ApiContext& ctx);
+/// The loop and `core` are going away: actions still running are left to
+/// finish on their workers, unanswered and unrecorded; queued ones are
+/// dropped. The daemon calls it when its loop has stopped, before the core
+/// is destroyed; the API handler's destructor calls it too (a no-op then).
+void StopActions(DaemonCore* core);
 
 }  // namespace agt::agg

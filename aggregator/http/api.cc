@@ -30,7 +30,7 @@ class Api {
   explicit Api(ApiContext ctx) : ctx_(std::move(ctx)) {}
   // The server (and with it this handler) goes before the loop is closed:
   // no action may reach the loop after that.
-  ~Api() { StopActions(ctx_); }
+  ~Api() { StopActions(ctx_.core); }
   Api(const Api&) = delete;
   Api& operator=(const Api&) = delete;
 

@@ -191,5 +191,15 @@ TEST_F(ActionLoopTest, AClientThatHangsUpMidActionHarmsNothing) {
   EXPECT_EQ(Log().find("MSG orphan\nMSG orphan"), std::string::npos) << Log();
 }
 
+// SIGTERM while an action waits: the daemon stops within its shutdown
+// deadline with status 0, the worker's late results touching nothing that
+// is gone (ASan runs this in CI).
+TEST_F(ActionLoopTest, SigtermWhileAnActionWaitsStopsCleanly) {
+  Pending send(*daemon_, "/v1/actions/send", SendBody(ref_, "cut short", 5000));
+  ASSERT_TRUE(PollUntil([&] { return Screen().find("cut short") != std::string::npos; })) << Screen();
+  EXPECT_EQ(daemon_->StopWithin(SIGTERM, 4500), 0);
+  send.Wait();
+}
+
 }  // namespace
 }  // namespace agt::test
