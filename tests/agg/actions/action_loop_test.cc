@@ -80,18 +80,18 @@ class ActionLoopTest : public ActionsTest {
            std::to_string(enter_delay_ms) +
            (request_ref.empty() ? std::string() : ",\"request_ref\":\"" + request_ref + "\"") + "}";
   }
-  /// Opens a second session with a shell and returns its pane's ref once
-  /// the daemon lists it.
+  /// Splits the agent's window: a second pane (a shell), returned as a ref
+  /// once the daemon lists it. (A second session sometimes made this tmux
+  /// server exit: "server exited unexpectedly".)
   std::string OtherPane() {
-    auto made = Tmux({"new-session", "-d", "-s", "other"});
+    auto made = Tmux({"split-window", "-d", "-t", "work", "-P", "-F", "#{pane_id}"});
     EXPECT_EQ(made.status, 0) << made.err;
-    std::string pane = Trim(Tmux({"display-message", "-p", "-t", "other", "#{pane_id}"}).out);
-    std::string window = Trim(Tmux({"display-message", "-p", "-t", "other", "#{window_id}"}).out);
+    std::string pane = Trim(made.out);
     EXPECT_TRUE(PollUntil([&] {
       auto r = daemon_->Call("GET", "/v1/panes?all");
       return r.ok() && r->body.find("\"" + pane + "\"") != std::string::npos;
     }, 10000));
-    return "pane:lab/other/" + window + "/" + pane;
+    return "pane:lab/work/" + window_ + "/" + pane;
   }
 };
 
