@@ -140,9 +140,11 @@ TEST(SetupClaudeTest, MalformedJsonIsRefusedWithPosition) {
   EXPECT_EQ(bad.error().code, core::Err::kConfigInvalid);
   EXPECT_NE(bad.error().message.find("/h/.claude/settings.json:3:"), std::string::npos)
       << bad.error().message;
-  auto commented = MergeJsonHooks(JsonAgent::kGemini, "{\n  // mine\n  \"a\": 1\n}", "g.json", kCmd);
-  ASSERT_FALSE(commented.ok());
-  EXPECT_NE(commented.error().message.find("comments"), std::string::npos);
+  auto twice = MergeJsonHooks(JsonAgent::kClaude, "{\n  \"hooks\": {},\n  \"hooks\": {}\n}",
+                              "s.json", kCmd);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("s.json:3:3: \"hooks\" appears twice"), std::string::npos)
+      << twice.error().message;
   auto not_object = MergeJsonHooks(JsonAgent::kClaude, "[1]", "s.json", kCmd);
   ASSERT_FALSE(not_object.ok());
   auto bad_hooks = MergeJsonHooks(JsonAgent::kClaude, R"({"hooks": []})", "s.json", kCmd);
@@ -150,6 +152,83 @@ TEST(SetupClaudeTest, MalformedJsonIsRefusedWithPosition) {
   EXPECT_NE(bad_hooks.error().message.find("\"hooks\""), std::string::npos);
   auto trailing = MergeJsonHooks(JsonAgent::kClaude, "{} x", "s.json", kCmd);
   ASSERT_FALSE(trailing.ok());
+}
+
+// Setup's edits are insertions: deleting them gives the original back, and
+// nothing outside them moved.
+void ExpectOnlyInsertions(const std::string& before, const std::string& after) {
+  size_t i = 0;  // before[0, i) is matched in order within after
+  for (size_t j = 0; j < after.size() && i < before.size(); ++j)
+    if (after[j] == before[i]) ++i;
+  EXPECT_EQ(i, before.size()) << "setup changed bytes of the original:\n" << after;
+}
+
+TEST(SetupJsonTest, CommentsAndStylesAreKept) {
+  const std::string gemini =
+      "{\n"
+      "\t// the theme I like\n"
+      "\t\"ui\" : {\"theme\": \"GitHub\", \"n\": 1.50e0},\n"
+      "\t\"s\": \"\\u00e9\\/\" /* trailing */\n"
+      "}";
+  const std::string cmd = "/usr/bin/agtmux hook gemini";
+  auto merged = MergeJsonHooks(JsonAgent::kGemini, gemini, "g.json", cmd);
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  ExpectOnlyInsertions(gemini, *merged);
+  // Inserted in the file's own indentation (tabs) and colon style.
+  EXPECT_NE(merged->find("\n\t\"hooks\" : {\n\t\t\"SessionStart\": [\n\t\t\t{\n"), std::string::npos)
+      << *merged;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseCommentsFlag>(merged->c_str());
+  ASSERT_FALSE(d.HasParseError()) << *merged;
+  EXPECT_EQ(CountCommand(d["hooks"]["AfterAgent"], cmd), 1);
+  auto removed = RemoveJsonHooks(JsonAgent::kGemini, *merged, "g.json");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, gemini);
+}
+
+TEST(SetupJsonTest, OneLineFilesGetOneLineInsertions) {
+  const std::string compact = "{\"model\":\"opus\",\"hooks\":{\"Stop\":[]}}";
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, compact, "s.json", kCmd);
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  EXPECT_EQ(merged->find('\n'), std::string::npos) << *merged;
+  ExpectOnlyInsertions(compact, *merged);
+  EXPECT_EQ(merged->rfind("{\"model\":\"opus\",\"hooks\":{\"Stop\":[{\"hooks\":[{", 0), 0u) << *merged;
+  Parse(*merged);
+}
+
+TEST(SetupJsonTest, ExistingEventsGetAnEntryAppended) {
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, kClaudeSettings, "s.json", kCmd);
+  ASSERT_TRUE(merged.ok());
+  ExpectOnlyInsertions(kClaudeSettings, *merged);
+  // The user's own Stop group is followed by agtmux's, in the same layout.
+  EXPECT_NE(merged->find("\"notify-send 'Claude finished'\"\n          }\n        ]\n      },\n"
+                         "      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n"
+                         "            \"command\": \"/usr/local/bin/agtmux hook claude\"\n"),
+            std::string::npos)
+      << *merged;
+  // And the statusLine after hooks is where it was.
+  EXPECT_NE(merged->find("  },\n  \"statusLine\": {\n"), std::string::npos);
+}
+
+TEST(SetupJsonTest, RemoveKeepsWhatTheUserAddedNextToAgtmux) {
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, "{\n  \"a\": 1\n}\n", "s.json", kCmd);
+  ASSERT_TRUE(merged.ok());
+  // The user adds a hook of their own into agtmux's Stop group and a key.
+  std::string edited = *merged;
+  const std::string ours = "\"command\": \"/usr/local/bin/agtmux hook claude\"\n          }";
+  size_t stop = edited.find("\"Stop\"");
+  size_t at = edited.find(ours, stop);
+  ASSERT_NE(at, std::string::npos);
+  edited.insert(at + ours.size(), ",\n          {\"type\": \"command\", \"command\": \"mine.sh\"}");
+  edited.insert(edited.find("\"a\": 1") + 6, ",\n  \"b\": 2");
+  auto removed = RemoveJsonHooks(JsonAgent::kClaude, edited, "s.json");
+  ASSERT_TRUE(removed.ok());
+  auto d = Parse(*removed);
+  EXPECT_EQ(d["b"].GetInt(), 2);
+  ASSERT_TRUE(d.HasMember("hooks"));
+  EXPECT_EQ(d["hooks"].MemberCount(), 1u);
+  EXPECT_EQ(CountCommand(d["hooks"]["Stop"], "mine.sh"), 1);
+  EXPECT_EQ(removed->find("agtmux"), std::string::npos) << *removed;
 }
 
 TEST(SetupGeminiTest, MergeAndRemove) {
