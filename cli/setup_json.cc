@@ -301,8 +301,14 @@ std::string Erase(std::string_view text, const Node& container, size_t i) {
   std::string out(text);
   size_t b, e;
   if (container.children.size() == 1) {
-    b = container.begin + 1;  // the container becomes {} or []
-    e = container.end - 1;
+    // The container is left empty: as {} or [] when nothing else is in it
+    // (what Append filled), else only the child goes and comments stay.
+    const size_t open = container.begin + 1, close = container.end - 1;
+    const bool blank_before = Blank(text.substr(open, container.Start(0) - open));
+    const bool blank_after = Blank(text.substr(container.children[0].end,
+                                               close - container.children[0].end));
+    b = blank_before ? open : container.Start(0);
+    e = blank_before && blank_after ? close : container.children[0].end;
   } else if (i > 0) {
     b = container.children[i - 1].end;
     e = container.children[i].end;

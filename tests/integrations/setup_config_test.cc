@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <random>
+
 #include "libagtcore/toml_parse.h"
 
 namespace agt::cli {
@@ -229,6 +231,122 @@ TEST(SetupJsonTest, RemoveKeepsWhatTheUserAddedNextToAgtmux) {
   EXPECT_EQ(d["hooks"].MemberCount(), 1u);
   EXPECT_EQ(CountCommand(d["hooks"]["Stop"], "mine.sh"), 1);
   EXPECT_EQ(removed->find("agtmux"), std::string::npos) << *removed;
+}
+
+// Generated settings files in many styles: compact or indented by 2, 4 or a
+// tab, comments between tokens, odd number and escape spellings, a user's
+// own hooks. For each: setup only inserts, is idempotent, installs one
+// agtmux hook per event, and remove gives back the file byte for byte.
+class SettingsGen {
+ public:
+  explicit SettingsGen(unsigned seed) : rng_(seed) {}
+
+  std::string Document() {
+    style_ = Pick(4);  // 0 compact, 1 two spaces, 2 four spaces, 3 tab
+    std::vector<std::string> members;
+    const int n = Pick(4);
+    const int hooks_at = Pick(3) == 0 ? -1 : Pick(n + 1);
+    for (int i = 0; i <= n; ++i) {
+      if (i == hooks_at) members.push_back("\"hooks\"" + Colon() + Hooks(1));
+      if (i < n) members.push_back(Quote("k" + std::to_string(i)) + Colon() + Value(1, 2));
+    }
+    return Object(members, 0) + (Pick(2) ? "\n" : "");
+  }
+
+ private:
+  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+  std::string Quote(const std::string& s) { return "\"" + s + "\""; }
+  std::string Colon() { return style_ == 0 ? ":" : Pick(4) == 0 ? " : " : ": "; }
+  std::string Indent(int depth) {
+    if (style_ == 0) return "";
+    const std::string unit = style_ == 1 ? "  " : style_ == 2 ? "    " : "\t";
+    std::string out;
+    for (int i = 0; i < depth; ++i) out += unit;
+    return out;
+  }
+  std::string Comment() {
+    switch (Pick(6)) {
+      case 0: return " /* note */";
+      case 1: return style_ == 0 ? "" : " // note";
+      default: return "";
+    }
+  }
+  std::string Container(char open, char close, const std::vector<std::string>& items, int depth) {
+    if (items.empty()) return std::string(1, open) + close;
+    std::string out(1, open);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (style_ != 0) out += "\n" + Indent(depth + 1);
+      out += items[i];
+      if (i + 1 < items.size()) out += ",";
+      out += Comment();
+    }
+    if (style_ != 0) out += "\n" + Indent(depth);
+    return out + close;
+  }
+  std::string Object(const std::vector<std::string>& members, int depth) {
+    return Container('{', '}', members, depth);
+  }
+  std::string Value(int depth, int budget) {
+    switch (budget <= 0 ? Pick(4) : Pick(6)) {
+      case 0: return std::vector<std::string>{"1", "1.50", "-0e1", "100000000000000000000"}[Pick(4)];
+      case 1: return std::vector<std::string>{"\"caf\\u00e9\"", "\"\\/x\"", "\"日本\"", "\"\""}[Pick(4)];
+      case 2: return std::vector<std::string>{"true", "false", "null"}[Pick(3)];
+      case 3: return "[]";
+      case 4: {
+        std::vector<std::string> items;
+        for (int i = Pick(3); i > 0; --i) items.push_back(Value(depth + 1, budget - 1));
+        return Container('[', ']', items, depth);
+      }
+      default: {
+        std::vector<std::string> members;
+        for (int i = Pick(3); i > 0; --i)
+          members.push_back(Quote("m" + std::to_string(i)) + Colon() + Value(depth + 1, budget - 1));
+        return Object(members, depth);
+      }
+    }
+  }
+  std::string Hooks(int depth) {
+    std::vector<std::string> events;
+    const std::vector<std::string> names = {"Stop", "PreToolUse", "MyOwnEvent"};
+    // Never an empty hooks object or event list: remove cannot tell those
+    // from the ones setup emptied (the known limit, AnEventListLeftEmptyGoes).
+    const int always = Pick(3);
+    for (int k = 0; k < 3; ++k) {
+      const std::string& name = names[k];
+      if (k != always && Pick(2)) continue;
+      std::vector<std::string> groups;
+      for (int g = 1 + Pick(2); g > 0; --g)
+        groups.push_back("{\"matcher\"" + Colon() + "\"Bash\", \"hooks\"" + Colon() +
+                         "[{\"type\": \"command\", \"command\": \"mine.sh\"}]}");
+      events.push_back(Quote(name) + Colon() + Container('[', ']', groups, depth + 1));
+    }
+    return Object(events, depth);
+  }
+
+  std::mt19937 rng_;
+  int style_ = 0;
+};
+
+TEST(SetupJsonTest, GeneratedFilesRoundTrip) {
+  SettingsGen gen(16);
+  for (int i = 0; i < 400; ++i) {
+    const std::string doc = gen.Document();
+    SCOPED_TRACE(doc);
+    auto merged = MergeJsonHooks(JsonAgent::kClaude, doc, "s.json", kCmd);
+    ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+    ExpectOnlyInsertions(doc, *merged);
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseCommentsFlag>(merged->c_str());
+    ASSERT_FALSE(d.HasParseError()) << *merged;
+    for (const std::string& ev : ClaudeHookEvents())
+      ASSERT_EQ(CountCommand(d["hooks"][ev.c_str()], kCmd), 1) << ev << "\n" << *merged;
+    auto again = MergeJsonHooks(JsonAgent::kClaude, *merged, "s.json", kCmd);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, *merged);
+    auto removed = RemoveJsonHooks(JsonAgent::kClaude, *merged, "s.json");
+    ASSERT_TRUE(removed.ok());
+    ASSERT_EQ(*removed, doc) << *merged;
+  }
 }
 
 TEST(SetupGeminiTest, MergeAndRemove) {
