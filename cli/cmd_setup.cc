@@ -265,6 +265,7 @@ int Setup(const Job& job, const Rules& rules) {
   }
   if (auto st = WriteChecked(job, *after); !st.ok()) {
     if (!backup.empty()) unlink(backup.c_str());
+    for (auto d = created->rbegin(); d != created->rend(); ++d) rmdir(d->c_str());
     return Fail(st.error().ToString());
   }
   r.path = job.path;
