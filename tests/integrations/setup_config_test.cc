@@ -483,5 +483,34 @@ TEST(SetupCodexTest, MalformedTomlIsRefusedWithPosition) {
   EXPECT_NE(inline_tui.error().message.find("inline"), std::string::npos);
 }
 
+TEST(SetupRecordTest, RoundTripsAndReadsTheOldCodexRecord) {
+  auto merged = MergeCodexConfig(kCodexConfig, "c.toml", kArgv, nullptr);
+  ASSERT_TRUE(merged.ok());
+  SetupRecord r;
+  r.path = "/h/.codex/config.toml";
+  r.restorable = true;
+  r.original_existed = true;
+  r.original_sha256 = "aa";
+  r.backup = "/h/.codex/config.toml.agtmux-backup-20261124T150000Z-2";
+  r.written_sha256 = "bb";
+  r.created_dirs = {"/h/.codex"};
+  r.codex = merged->record;
+  auto back = SetupRecord::FromJson(r.ToJson());
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  EXPECT_EQ(back->ToJson(), r.ToJson());
+  EXPECT_EQ(back->backup, r.backup);
+  EXPECT_EQ(back->created_dirs, r.created_dirs);
+  // The record still undoes the Codex keys.
+  auto removed = RemoveCodexConfig(merged->text, "c.toml", back->codex);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, kCodexConfig);
+  // A Codex-only record of an earlier agtmux: its keys, and no restore.
+  auto old = SetupRecord::FromJson(merged->record.ToJson());
+  ASSERT_TRUE(old.ok());
+  EXPECT_FALSE(old->restorable);
+  EXPECT_EQ(old->codex.ToJson(), merged->record.ToJson());
+  EXPECT_FALSE(SetupRecord::FromJson("{").ok());
+}
+
 }  // namespace
 }  // namespace agt::cli
