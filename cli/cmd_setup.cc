@@ -317,9 +317,11 @@ int Restore(const Job& job, const std::string& original, bool existed) {
   }
   unlink(job.record_path.c_str());
   if (existed)
-    std::printf("%s: restored %s as it was before setup\n", o.agent.c_str(), job.path.c_str());
+    std::printf("%s: restored %s as it was before setup\n", o.agent.c_str(),
+                job.path.c_str());
   else
-    std::printf("%s: deleted %s (setup had created it)\n", o.agent.c_str(), job.path.c_str());
+    std::printf("%s: deleted %s (setup had created it)\n", o.agent.c_str(),
+                job.path.c_str());
   return 0;
 }
 
