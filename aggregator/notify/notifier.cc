@@ -79,7 +79,8 @@ Notifier::Notifier(uv_loop_t* loop, const core::Clock& clock, NotifierOptions op
     : loop_(loop),
       clock_(clock),
       options_(std::move(options)),
-      policy_(NotifyPolicyOptions{options_.config.states, options_.config.dwell, options_.config.cooldown}),
+      policy_(NotifyPolicyOptions{options_.config.states, options_.config.dwell, options_.config.cooldown,
+                                  clock.Now()}),
       children_(loop),
       webhook_(loop) {
   timer_ = new uv_timer_t;

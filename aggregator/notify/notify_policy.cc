@@ -18,9 +18,9 @@ void NotifyPolicy::Observe(const std::vector<PaneObservation>& panes, core::Time
     Seen cur{p.agent, p.agent ? p.state : core::State::kUnknown, p.agent ? p.state_since : 0};
     next[p.key] = cur;
     auto prev = seen_.find(p.key);
-    const bool entered = baseline_done_ && cur.agent &&
-                         (prev == seen_.end() || !prev->second.agent || prev->second.state != cur.state ||
-                          prev->second.since != cur.since);
+    const bool changed = prev == seen_.end() || !prev->second.agent || prev->second.state != cur.state ||
+                         prev->second.since != cur.since;
+    const bool entered = cur.agent && changed && cur.since >= options_.started_at;
     auto pend = pending_.find(p.key);
     if (entered) {
       if (Wanted(cur.state)) {
@@ -42,7 +42,6 @@ void NotifyPolicy::Observe(const std::vector<PaneObservation>& panes, core::Time
     it = next.count(it->first) || now - it->second < options_.cooldown ? std::next(it) : last_sent_.erase(it);
   }
   seen_ = std::move(next);
-  baseline_done_ = true;
 }
 
 std::optional<core::TimeNs> NotifyPolicy::NextDue() const {

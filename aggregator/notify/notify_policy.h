@@ -22,6 +22,10 @@ struct NotifyPolicyOptions {
   std::vector<core::State> states = {core::State::kWaitingApproval, core::State::kWaitingInput};
   core::TimeNs dwell = 2 * core::kNsPerSec;
   core::TimeNs cooldown = 30 * core::kNsPerSec;
+  /// Wall clock: a state that began before this is not an entry (panes
+  /// already waiting when the daemon starts, restored from the store or
+  /// drained from the spool, are not notified again by a restart).
+  core::TimeNs started_at = 0;
 };
 
 /// One pane as the policy sees it: its identity key, its state and when
@@ -31,7 +35,7 @@ struct PaneObservation {
   std::string key;                 // Notice::Key()
   bool agent = false;              // an agent runs there (no agent: no state)
   core::State state = core::State::kUnknown;
-  core::TimeNs state_since = 0;    // PaneState::updated_at
+  core::TimeNs state_since = 0;    // PaneState::updated_at (wall clock)
   Notice notice;
 };
 
@@ -39,9 +43,7 @@ class NotifyPolicy {
  public:
   explicit NotifyPolicy(NotifyPolicyOptions options) : options_(std::move(options)) {}
 
-  /// Every pane, after a change, at monotonic time `now`. The first call is
-  /// the baseline: panes already waiting when the daemon starts are not
-  /// "entering" (a restart must not notify them all again).
+  /// Every pane, after a change, at monotonic time `now`.
   void Observe(const std::vector<PaneObservation>& panes, core::TimeNs now);
   /// The earliest time a pending notice becomes due; none when nothing waits.
   std::optional<core::TimeNs> NextDue() const;
@@ -69,7 +71,6 @@ class NotifyPolicy {
   bool Wanted(core::State s) const;
 
   NotifyPolicyOptions options_;
-  bool baseline_done_ = false;
   std::map<std::string, Seen> seen_;
   std::map<std::string, Pending> pending_;
   std::map<std::string, core::TimeNs> last_sent_;

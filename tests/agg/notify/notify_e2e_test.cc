@@ -138,16 +138,7 @@ class NotifyTest : public ::testing::Test {
     socket_ = env_.root + "/tmux/tmux-" + std::to_string(getuid()) + "/" + name_;
     env_file_ = env_.root + "/command-env.txt";
     std::filesystem::create_directories(env_.root + "/config/agtmux");
-    std::ofstream(env_.root + "/config/agtmux/config.toml")
-        << "[notify]\n"
-           "dwell = \"1s\"\n"
-           "cooldown = \"30s\"\n"
-           "command = [\"/bin/sh\", \"-c\", \"env >> \\\"$0\\\"; echo --- >> \\\"$0\\\"\", \""
-        << env_file_
-        << "\"]\n"
-           "tmux_message = true\n"
-           "webhook = \"http://127.0.0.1:"
-        << receiver_.port() << "/agents\"\n";
+    std::ofstream(env_.root + "/config/agtmux/config.toml") << NotifyConfig();
     env_.vars.push_back("TERM=xterm-256color");
     ASSERT_EQ(Tmux({"new-session", "-d", "-s", "home", "-x", "120", "-y", "30", "sh"}).status, 0);
     ASSERT_EQ(Tmux({"new-session", "-d", "-s", "work", "-x", "120", "-y", "30", "sh"}).status, 0);
@@ -165,6 +156,18 @@ class NotifyTest : public ::testing::Test {
                      ",\"pid\":" + pane_pid_ + ",\"runtime\":{\"agent_type\":\"claude\",\"tmux_socket\":\"" +
                          socket_ + "\",\"started_at\":\"2026-11-22T04:00:00Z\"}"),
            State("running")});
+  }
+  /// The [notify] table of the test's config.toml.
+  virtual std::string NotifyConfig() {
+    return "[notify]\n"
+           "dwell = \"1s\"\n"
+           "cooldown = \"30s\"\n"
+           "command = [\"/bin/sh\", \"-c\", \"env >> \\\"$0\\\"; echo --- >> \\\"$0\\\"\", \"" +
+           env_file_ +
+           "\"]\n"
+           "tmux_message = true\n"
+           "webhook = \"http://127.0.0.1:" +
+           std::to_string(receiver_.port()) + "/agents\"\n";
   }
   void TearDown() override {
     if (client_ > 0) {
@@ -302,6 +305,54 @@ TEST_F(NotifyTest, ThePaneAnAttachedClientShowsIsNotNotified) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   Post_({State("waiting_approval")});
   EXPECT_TRUE(PollUntil([&] { return receiver_.count() == 1; }, 10000)) << Log();
+}
+
+// The channels that cannot deliver: a webhook whose server refuses the
+// connection, a desktop channel with no notify-send on PATH. Each says so in
+// the log with the reason, once: the second notification (no cooldown
+// here) adds no line within the minute.
+class NotifyFailureTest : public NotifyTest {
+ protected:
+  std::string NotifyConfig() override {
+    // A port nothing listens on: bound, then closed.
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    close(fd);
+    for (std::string& v : env_.vars)  // the test machines have no notify-send there
+      if (v.rfind("PATH=", 0) == 0) v = "PATH=/usr/bin:/bin";
+    return "[notify]\ndwell = \"0s\"\ncooldown = \"0s\"\ndesktop = true\n"
+           "webhook = \"http://127.0.0.1:" +
+           std::to_string(ntohs(a.sin_port)) + "/x\"\nwebhook_timeout = \"2s\"\n";
+  }
+  size_t Count(const std::string& text, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+  }
+};
+
+TEST_F(NotifyFailureTest, FailuresAreLoggedWithTheirReasonOnce) {
+  ASSERT_NE(access("/usr/bin/notify-send", X_OK), 0) << "this test needs a machine without notify-send";
+  Post_({State("waiting_approval")});
+  ASSERT_TRUE(PollUntil([&] { return Log().find("notify: webhook failed: ") != std::string::npos; }, 10000))
+      << Log();
+  EXPECT_NE(Log().find("notify: webhook failed: Couldn't connect to server"), std::string::npos) << Log();
+  EXPECT_NE(Log().find("notify-send is not on PATH"), std::string::npos) << Log();
+  // A second entry: sent again (the log says so), failing again, not logged again.
+  Post_({State("running")});
+  Post_({State("waiting_input")});
+  ASSERT_TRUE(PollUntil([&] { return Count(Log(), "notify: claude ") == 2; }, 10000)) << Log();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  const std::string log = Log();
+  EXPECT_EQ(Count(log, "notify: webhook failed"), 1u) << log;
+  EXPECT_EQ(Count(log, "notify-send is not on PATH"), 1u) << log;
+  // The daemon kept serving through it.
+  EXPECT_NE(PaneState().find("waiting_input"), std::string::npos);
 }
 
 }  // namespace

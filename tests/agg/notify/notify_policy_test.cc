@@ -1,7 +1,7 @@
 // NotifyPolicy with time as data (a fake clock's readings): a pane entering
 // a wait fires once after the dwell, not when answered within it, not
-// again within the cooldown, not for a baseline wait or a state left out of
-// the configuration; and the wording and tmux client parsing the notifier
+// again within the cooldown, not for a wait that began before the daemon
+// started or a state left out of the configuration; and the wording and tmux client parsing the notifier
 // uses (Notice, ParseClients).
 #include "aggregator/notify/notify_policy.h"
 
@@ -42,7 +42,7 @@ class PolicyTest : public ::testing::Test {
 };
 
 TEST_F(PolicyTest, EnteringAWaitFiresOnceAfterTheDwell) {
-  Observe({Pane("%1", State::kRunning, 1)});  // baseline
+  Observe({Pane("%1", State::kRunning, 1)});
   clock_.Advance(kNsPerSec);
   Observe({Pane("%1", State::kWaitingApproval, 2)});
   ASSERT_TRUE(policy_.NextDue());
@@ -107,20 +107,26 @@ TEST_F(PolicyTest, TheCooldownHoldsBackASecondNoticeForThePane) {
   EXPECT_EQ(Due().size(), 1u);
 }
 
-TEST_F(PolicyTest, AWaitSeenFirstAtStartUpIsTheBaseline) {
-  Observe({Pane("%1", State::kWaitingApproval, 1)});
-  clock_.Advance(10 * kNsPerSec);
-  EXPECT_TRUE(Due().empty());
-  // A pane that appears later already waiting did enter the wait.
-  Observe({Pane("%1", State::kWaitingApproval, 1), Pane("%9", State::kWaitingInput, 2)});
-  clock_.Advance(2 * kNsPerSec);
-  auto due = Due();
+TEST(PolicyStartTest, AWaitThatBeganBeforeTheStartIsNotAnEntry) {
+  // Started at wall-clock 1000: %1's wait (restored from the store) began
+  // before; %9's began after, and is seen for the first time already
+  // waiting, in the daemon's very first rows.
+  NotifyPolicy p(NotifyPolicyOptions{{State::kWaitingApproval, State::kWaitingInput}, 0, 0, 1000});
+  p.Observe({Pane("%1", State::kWaitingApproval, 400), Pane("%9", State::kWaitingInput, 1005)}, 50);
+  auto due = p.TakeDue(50);
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].pane_id, "%9");
+  // %1 answered and waiting again: that entry is after the start.
+  p.Observe({Pane("%1", State::kRunning, 1100), Pane("%9", State::kWaitingInput, 1005)}, 60);
+  p.Observe({Pane("%1", State::kWaitingApproval, 1200), Pane("%9", State::kWaitingInput, 1005)}, 70);
+  EXPECT_EQ(p.TakeDue(70).size(), 1u);
 }
 
 TEST_F(PolicyTest, LeftAndReEnteredBetweenObservationsIsANewEntry) {
   Observe({Pane("%1", State::kWaitingApproval, 1)});
+  clock_.Advance(2 * kNsPerSec);
+  ASSERT_EQ(Due().size(), 1u);
+  policy_.Sent("host\x1f%1", clock_.Monotonic() - 60 * kNsPerSec);  // long ago: no cooldown
   Observe({Pane("%1", State::kWaitingApproval, 7)});  // updated_at moved: it left and came back
   clock_.Advance(2 * kNsPerSec);
   EXPECT_EQ(Due().size(), 1u);
