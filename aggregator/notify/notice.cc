@@ -4,6 +4,8 @@
 // agent asks, which the state alone does not.
 #include "aggregator/notify/notice.h"
 
+#include <cstdint>
+
 namespace agt::agg {
 namespace {
 
@@ -83,6 +85,25 @@ std::string OneLine(std::string_view text, size_t max) {
     out.resize(cut);
   }
   return out;
+}
+
+std::string HeaderValue(std::string_view text, size_t max) {
+  std::string line = OneLine(text, max);
+  bool ascii = true;
+  for (char c : line) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+  if (ascii) return line;
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out = "=?UTF-8?B?";
+  for (size_t i = 0; i < line.size(); i += 3) {
+    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(line[i])) << 16;
+    if (i + 1 < line.size()) n |= static_cast<uint32_t>(static_cast<unsigned char>(line[i + 1])) << 8;
+    if (i + 2 < line.size()) n |= static_cast<unsigned char>(line[i + 2]);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < line.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < line.size() ? kAlphabet[n & 63] : '=';
+  }
+  return out + "?=";
 }
 
 std::string TmuxLiteral(std::string_view text) {

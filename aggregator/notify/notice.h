@@ -45,6 +45,11 @@ struct Notice {
 /// header value), cut to `max` bytes at a UTF-8 boundary.
 std::string OneLine(std::string_view text, size_t max);
 
+/// An HTTP header value for ntfy: OneLine(text, max), sent as it is when
+/// ASCII, else as an RFC 2047 encoded-word (`=?UTF-8?B?...?=`), which ntfy
+/// decodes (HTTP headers have no character set of their own).
+std::string HeaderValue(std::string_view text, size_t max);
+
 /// `text` for tmux's display-message, which expands `#` formats: every `#`
 /// doubled, newlines turned into " | ".
 std::string TmuxLiteral(std::string_view text);

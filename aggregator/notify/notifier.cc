@@ -161,7 +161,7 @@ void Notifier::Check(Notice n) {
 void Notifier::Deliver(const Notice& n, const std::string& socket, const std::vector<TmuxClient>& clients) {
   const core::NotifyConfig& c = options_.config;
   policy_.Sent(n.Key(), clock_.Monotonic());
-  spdlog::info("notify: {} ({})", n.Title(), n.Location());
+  spdlog::info("notify: {}", n.Title());
   auto report = [this](std::string channel) {
     return [this, channel](const ChildExit& e) {
       if (e.timed_out) Failed(channel, "killed after its timeout");
@@ -202,9 +202,9 @@ void Notifier::Deliver(const Notice& n, const std::string& socket, const std::ve
   if (!c.webhook.empty()) {
     WebhookPost p;
     p.url = c.webhook;
-    p.title = OneLine(n.Title(), 250);
+    p.title = HeaderValue(n.Title(), 250);
     p.priority = c.webhook_priority;
-    p.tags = OneLine(n.Tags(), 250);
+    p.tags = HeaderValue(n.Tags(), 250);
     p.body = n.Message();
     p.timeout = c.webhook_timeout;
     webhook_.Post(std::move(p), [this](const std::string& error) {

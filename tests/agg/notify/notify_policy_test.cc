@@ -201,6 +201,10 @@ TEST(NoticeTest, WordingAndEnvironment) {
 TEST(NoticeTest, HeaderAndTmuxTextsAreSafe) {
   EXPECT_EQ(OneLine("a\r\nb\tc", 100), "a  b c");
   EXPECT_EQ(OneLine("開発", 4), "開");  // cut at a character boundary (3-byte UTF-8)
+  EXPECT_EQ(HeaderValue("claude needs approval in work:0.0", 250), "claude needs approval in work:0.0");
+  // "開発" is E9 96 8B E7 99 BA in UTF-8.
+  EXPECT_EQ(HeaderValue("開発", 250), "=?UTF-8?B?6ZaL55m6?=");
+  EXPECT_EQ(HeaderValue("é", 250), "=?UTF-8?B?w6k=?=");
   EXPECT_EQ(TmuxLiteral("#{pane_id} 100#\nnext"), "##{pane_id} 100## | next");
 }
 
