@@ -74,10 +74,7 @@ class Loader {
                       "`agtmux target add NAME --kind ssh --ssh-target HOST`");
          }},
         {"send_policy", [&](const toml::node& n, const std::string& k) { Policy(n, k); }},
-        {"notify",
-         [&](const toml::node& n, const std::string& k) {
-           Fail(n, k, "not supported yet: agtmux does not run notification commands");
-         }},
+        {"notify", [&](const toml::node& n, const std::string& k) { Notify(n, k); }},
     });
     if (error_) return *error_;
     return std::move(out_);
@@ -242,6 +239,96 @@ class Loader {
         {"block", Patterns(&p.block)},
         {"warn", Patterns(&p.warn)},
         {"log", Patterns(&p.log)},
+    });
+  }
+
+  Handler Bool(bool* out) {
+    return [this, out](const toml::node& n, const std::string& key) {
+      std::optional<bool> b = n.value_exact<bool>();
+      if (!b) {
+        Fail(n, key, "expected true or false, got " + Describe(n));
+        return;
+      }
+      *out = *b;
+    };
+  }
+
+  /// A non-empty array of strings (an argv).
+  Handler Strings(std::vector<std::string>* out, const char* what) {
+    return [this, out, what](const toml::node& n, const std::string& key) {
+      const toml::array* arr = n.as_array();
+      if (arr == nullptr || arr->empty()) {
+        Fail(n, key, std::string("expected ") + what + ", got " +
+                         (arr ? std::string("an empty array") : Describe(n)));
+        return;
+      }
+      out->clear();
+      for (size_t i = 0; i < arr->size(); ++i) {
+        const toml::node& e = *arr->get(i);
+        std::optional<std::string> s = e.value_exact<std::string>();
+        if (!s || (i == 0 && s->empty())) {
+          Fail(e, key + "[" + std::to_string(i) + "]",
+               s ? "the program must not be empty" : "expected a string, got " + Describe(e));
+          return;
+        }
+        out->push_back(*s);
+      }
+    };
+  }
+
+  void Notify(const toml::node& n, const std::string& key) {
+    NotifyConfig& c = out_.notify;
+    Section(n, key, {
+        {"states",
+         [this, &c](const toml::node& v, const std::string& k) {
+           std::vector<std::string> names;
+           Strings(&names, "an array of states")(v, k);
+           if (error_) return;
+           c.states.clear();
+           for (const std::string& s : names) {
+             std::optional<State> st = ParseState(s);
+             if (!st || (*st != State::kWaitingApproval && *st != State::kWaitingInput &&
+                         *st != State::kError && *st != State::kCompleted)) {
+               Fail(v, k, "expected waiting_approval, waiting_input, error or completed, got \"" + s + "\"");
+               return;
+             }
+             c.states.push_back(*st);
+           }
+         }},
+        {"dwell", Duration(&c.dwell, true)},
+        {"cooldown", Duration(&c.cooldown, true)},
+        {"skip_focused", Bool(&c.skip_focused)},
+        {"command", Strings(&c.command, "an argv: an array of strings, the program first")},
+        {"command_timeout", Duration(&c.command_timeout)},
+        {"desktop", Bool(&c.desktop)},
+        {"tmux_message", Bool(&c.tmux_message)},
+        {"webhook",
+         [this, &c](const toml::node& v, const std::string& k) {
+           std::string url;
+           String(&url)(v, k);
+           if (error_) return;
+           auto scheme_end = url.find("://");
+           std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+           if ((scheme != "http" && scheme != "https") || url.size() == scheme_end + 3) {
+             Fail(v, k, "expected an http:// or https:// URL, got " + Describe(v));
+             return;
+           }
+           c.webhook = url;
+         }},
+        {"webhook_priority",
+         [this, &c](const toml::node& v, const std::string& k) {
+           std::string p;
+           String(&p)(v, k);
+           if (error_) return;
+           for (const char* ok : {"min", "low", "default", "high", "urgent"}) {
+             if (p == ok) {
+               c.webhook_priority = p;
+               return;
+             }
+           }
+           Fail(v, k, "expected one of min, low, default, high, urgent, got " + Describe(v));
+         }},
+        {"webhook_timeout", Duration(&c.webhook_timeout)},
     });
   }
 

@@ -47,11 +47,30 @@ struct SendPolicyConfig {
   std::vector<std::string> log;    // sent, and logged
 };
 
+/// [notify]: notifications when a pane starts waiting (docs/config.md).
+/// No channel is on by default: with none set, nothing fires.
+struct NotifyConfig {
+  /// The states whose entry notifies: waiting_approval and waiting_input by
+  /// default; error and completed may be added.
+  std::vector<State> states = {State::kWaitingApproval, State::kWaitingInput};
+  TimeNs dwell = 2 * kNsPerSec;      // the state must hold this long before firing
+  TimeNs cooldown = 30 * kNsPerSec;  // at most one notification per pane within this
+  bool skip_focused = true;          // none for the pane an attached client shows
+  std::vector<std::string> command;  // argv, no shell ("" = none)
+  TimeNs command_timeout = 10 * kNsPerSec;
+  bool desktop = false;              // notify-send
+  bool tmux_message = false;         // display-message in the pane's attached clients
+  std::string webhook;               // http:// or https:// URL, ntfy-compatible POST
+  std::string webhook_priority = "default";  // ntfy: min, low, default, high, urgent
+  TimeNs webhook_timeout = 5 * kNsPerSec;
+};
+
 struct Config {
   DaemonConfig daemon;
   PollerConfig poller;
   WrapConfig wrap;
   SendPolicyConfig send_policy = DefaultSendPolicy();
+  NotifyConfig notify;
 
   /// The built-in block list (rm -rf /, fork bombs, dd to devices, curl | sh).
   static SendPolicyConfig DefaultSendPolicy();

@@ -22,6 +22,7 @@ packages=(
   libuv1-dev libsqlite3-dev rapidjson-dev libpcre2-dev libssh2-1-dev
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev libvterm-dev
   libhttp-parser-dev libssl-dev libtomlplusplus-dev libutf8proc-dev
+  libcurl4-openssl-dev  # the notifier's webhook (aggregator/notify)
   # what the tests and the demo run for real (util-linux: setpriv, for the
   # daemon's tmux control client)
   tmux openssh-server openssh-client sqlite3 python3 vim less ncurses-bin

@@ -20,6 +20,7 @@
 #include "aggregator/actions/action_api.h"
 #include "aggregator/http/api.h"
 #include "aggregator/http/http_server.h"
+#include "aggregator/notify/notifier.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/config.h"
 #include "libagtcore/ids.h"
@@ -46,6 +47,7 @@ struct Daemon {
   std::unique_ptr<DaemonCore> core;
   std::unique_ptr<HttpServer> server;
   CollectorSet collectors;
+  std::unique_ptr<Notifier> notifier;  // [notify]: listens to the watch hub
   uv_signal_t sigterm{}, sigint{};
   uv_timer_t tick{}, spool{}, deadline{}, retention{};
   state::RetentionOptions retention_options;
@@ -200,6 +202,7 @@ int RunDaemon(const DaemonOptions& opt) {
   }
   d.core = std::move(*core);
   d.core->set_decorator(&d.collectors);
+  d.notifier = StartNotifier(&d.loop, clock, opt.config.notify, d.core->targets(), d.core->watch());
 
   ServerOptions so;
   so.header_timeout_ms = opt.header_timeout_ms;
@@ -272,6 +275,7 @@ int RunDaemon(const DaemonOptions& opt) {
   StopActions(d.core.get());  // no action may reach the loop, the store or the core after this
   d.server->CloseAll();
   d.core.reset();
+  d.notifier.reset();  // after the core: the watch hub holds its listener
   // The collectors just told their tmux control clients to exit; their
   // exit callbacks free what the clients allocated. Give them up to 1 s
   // before everything left is closed (a handle closed here has no owner's

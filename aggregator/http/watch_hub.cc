@@ -144,6 +144,7 @@ void WatchHub::Recompute() {
   while (history_.size() > options_.history) history_.pop_front();
   for (auto& s : subs_)
     if (!s->dead) SendDelta(*s, now, false);
+  for (const ChangeListener& l : listeners_) l(rows_cache_);
 }
 
 std::string WatchHub::Envelope(const Sub& s, std::string_view type, core::TimeNs now) {

@@ -54,6 +54,10 @@ class WatchHub {
   void Serve(const HttpRequest& req, Exchange& ex);
   /// Sends `reset` (reason "shutdown") to every stream and ends them.
   void Shutdown();
+  /// In-process subscribers (the notifier): called with every pane after
+  /// each recompute that changed the view, the first one included.
+  using ChangeListener = std::function<void(const std::vector<PaneRow>& rows)>;
+  void AddListener(ChangeListener listener) { listeners_.push_back(std::move(listener)); }
 
   const std::string& stream_id() const { return stream_id_; }
   int64_t sequence() const { return head_; }
@@ -85,6 +89,7 @@ class WatchHub {
   std::deque<Batch> history_;
   std::vector<PaneRow> rows_cache_;
   std::list<std::unique_ptr<Sub>> subs_;
+  std::vector<ChangeListener> listeners_;
   uv_timer_t* coalesce_ = nullptr;
   uv_timer_t* ticker_ = nullptr;
   bool dirty_ = false;

@@ -111,15 +111,71 @@ TEST(ConfigTest, UnknownKeysAreErrorsWithLineAndSuggestion) {
                 p + ":2: unknown key \"poller.activ_interval\" (did you mean \"poller.active_interval\"?)");
 }
 
-// [targets.<name>] and [notify] are read by nothing yet (targets are added
-// with `agtmux target add`): each table is refused rather than ignored.
-TEST(ConfigTest, TargetsAndNotifyTablesAreRefusedAsNotSupported) {
+// [targets.<name>] is read by nothing (targets are added with `agtmux
+// target add`): the table is refused rather than ignored.
+TEST(ConfigTest, TargetsTablesAreRefusedAsNotSupported) {
   ExpectInvalid("[targets.vm]\nkind = \"ssh\"\nssh_target = \"vm\"\n",
                 std::string(kPath) + ":1: targets: not supported in config.toml yet; add a target with "
                                      "`agtmux target add NAME --kind ssh --ssh-target HOST`");
-  ExpectInvalid("\n[notify]\ncommand = [\"notify-send\", \"agtmux\"]\n",
-                std::string(kPath) + ":2: notify: not supported yet: agtmux does not run notification "
-                                     "commands");
+}
+
+TEST(ConfigTest, NotifyDefaultsSendNothingAndEveryKeyIsRead) {
+  NotifyConfig d = MustParse("").notify;
+  EXPECT_EQ(d.states, (std::vector<State>{State::kWaitingApproval, State::kWaitingInput}));
+  EXPECT_EQ(d.dwell, 2 * kNsPerSec);
+  EXPECT_EQ(d.cooldown, 30 * kNsPerSec);
+  EXPECT_TRUE(d.skip_focused);
+  EXPECT_TRUE(d.command.empty());
+  EXPECT_EQ(d.command_timeout, 10 * kNsPerSec);
+  EXPECT_FALSE(d.desktop);
+  EXPECT_FALSE(d.tmux_message);
+  EXPECT_EQ(d.webhook, "");
+  EXPECT_EQ(d.webhook_priority, "default");
+  EXPECT_EQ(d.webhook_timeout, 5 * kNsPerSec);
+
+  NotifyConfig c = MustParse(
+      "[notify]\n"
+      "states = [\"waiting_approval\", \"error\", \"completed\"]\n"
+      "dwell = \"0s\"\ncooldown = \"1m\"\nskip_focused = false\n"
+      "command = [\"/usr/local/bin/ring\", \"--loud\"]\ncommand_timeout = \"3s\"\n"
+      "desktop = true\ntmux_message = true\n"
+      "webhook = \"https://ntfy.sh/my-agents\"\nwebhook_priority = \"high\"\nwebhook_timeout = \"2s\"\n")
+                       .notify;
+  EXPECT_EQ(c.states, (std::vector<State>{State::kWaitingApproval, State::kError, State::kCompleted}));
+  EXPECT_EQ(c.dwell, 0);
+  EXPECT_EQ(c.cooldown, 60 * kNsPerSec);
+  EXPECT_FALSE(c.skip_focused);
+  EXPECT_EQ(c.command, (std::vector<std::string>{"/usr/local/bin/ring", "--loud"}));
+  EXPECT_EQ(c.command_timeout, 3 * kNsPerSec);
+  EXPECT_TRUE(c.desktop);
+  EXPECT_TRUE(c.tmux_message);
+  EXPECT_EQ(c.webhook, "https://ntfy.sh/my-agents");
+  EXPECT_EQ(c.webhook_priority, "high");
+  EXPECT_EQ(c.webhook_timeout, 2 * kNsPerSec);
+}
+
+TEST(ConfigTest, NotifyRefusesBadValuesAndUnknownKeys) {
+  const std::string p = kPath;
+  ExpectInvalid("[notify]\ncommand = \"notify-send hi\"\n",
+                p + ":2: notify.command: expected an argv: an array of strings, the program first, got "
+                    "\"notify-send hi\"");
+  ExpectInvalid("[notify]\ncommand = []\n",
+                p + ":2: notify.command: expected an argv: an array of strings, the program first, got an "
+                    "empty array");
+  ExpectInvalid("[notify]\ncommand = [\"\", \"x\"]\n", p + ":2: notify.command[0]: the program must not be empty");
+  ExpectInvalid("[notify]\nstates = [\"running\"]\n",
+                p + ":2: notify.states: expected waiting_approval, waiting_input, error or completed, got "
+                    "\"running\"");
+  ExpectInvalid("[notify]\nwebhook = \"ftp://example.org/x\"\n",
+                p + ":2: notify.webhook: expected an http:// or https:// URL, got \"ftp://example.org/x\"");
+  ExpectInvalid("[notify]\nwebhook = \"http://\"\n",
+                p + ":2: notify.webhook: expected an http:// or https:// URL, got \"http://\"");
+  ExpectInvalid("[notify]\nwebhook_priority = \"loud\"\n",
+                p + ":2: notify.webhook_priority: expected one of min, low, default, high, urgent, got \"loud\"");
+  ExpectInvalid("[notify]\ndesktop = \"yes\"\n", p + ":2: notify.desktop: expected true or false, got \"yes\"");
+  ExpectInvalid("[notify]\ndwell = 2\n", p + ":2: notify.dwell: expected a duration like \"120s\", got 2");
+  ExpectInvalid("[notify]\ncooldwon = \"1m\"\n",
+                p + ":2: unknown key \"notify.cooldwon\" (did you mean \"notify.cooldown\"?)");
 }
 
 TEST(ConfigTest, BadValuesNameFileLineAndKey) {
