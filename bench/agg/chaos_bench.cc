@@ -23,7 +23,6 @@
 #include <thread>
 
 #include "bench/agg/bench_util.h"
-#include "state/store/store.h"
 #include "tests/chaos/chaos_util.h"
 
 namespace {
@@ -97,18 +96,10 @@ std::unique_ptr<Daemon> Start(const TestEnv& env, std::vector<std::string> extra
 
 /// Acknowledged ids of `acked` missing from agtmux.db (runtimes 0..writers-1).
 long Lost(const TestEnv& env, Acked& acked, int writers) {
-  agt::state::StoreOptions o;
-  o.path = env.state_dir() + "/agtmux.db";
-  o.read_only = true;
-  auto store = agt::state::Store::Open(o);
-  if (!store.ok()) return static_cast<long>(acked.ids.size());
-  std::set<std::string> stored;
-  for (int w = 0; w < writers; ++w)
-    if (auto ev = (*store)->EventsForRuntime(agt::chaos::Runtime(w)); ev.ok())
-      for (const auto& e : *ev) stored.insert(e.event_id);
-  long lost = 0;
-  for (const auto& id : acked.ids) lost += !stored.count(id);
-  return lost;
+  std::string error;
+  const auto stored = agt::chaos::StoredIds(env, agt::chaos::Runtimes(writers), &error);
+  if (!error.empty()) std::fprintf(stderr, "reading agtmux.db: %s\n", error.c_str());
+  return static_cast<long>(agt::chaos::Missing(acked.ids, stored));
 }
 
 void Writers(const Daemon& d, int n, const char* prefix, int ms, Acked* acked, size_t evidence = 0) {

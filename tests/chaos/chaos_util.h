@@ -1,7 +1,8 @@
 // What the chaos tests (tests/chaos) and their benchmark
 // (bench/agg/chaos_bench.cc) share on top of tests/agg/daemon_harness.h:
 // event ids and batches, the daemon's RSS, a small tmpfs mounted for a full
-// disk (unmounted on every exit path), a watch client that keeps the view a
+// disk (unmounted on every exit path), the event ids agtmux.db holds, a
+// watch client that keeps the view a
 // stream describes (snapshot, upserts, deletes) and the cursor it reached,
 // and writers that stream events and remember what was acknowledged.
 #pragma once
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "state/store/store.h"
 #include "tests/agg/daemon_harness.h"
 
 namespace agt::chaos {
@@ -242,6 +244,46 @@ inline std::map<std::string, std::string> PanesView(const test::Daemon& d, const
   for (const auto& item : doc["items"].GetArray())
     out[item["identity"]["pane_id"].GetString()] = item["state"].GetString();
   return out;
+}
+
+inline std::vector<std::string> Runtimes(int writers) {
+  std::vector<std::string> out;
+  for (int w = 0; w < writers; ++w) out.push_back(Runtime(w));
+  return out;
+}
+
+/// The event ids of `runtimes` in <state_dir>/agtmux.db, read through a
+/// read-only store (the daemon may be running or dead); `error` is set when
+/// the database cannot be read or fails PRAGMA integrity_check.
+inline std::set<std::string> StoredIds(const test::TestEnv& env, const std::vector<std::string>& runtimes,
+                                       std::string* error) {
+  state::StoreOptions o;
+  o.path = env.state_dir() + "/agtmux.db";
+  o.read_only = true;
+  std::set<std::string> out;
+  auto store = state::Store::Open(o);
+  if (!store.ok()) {
+    *error = store.error().ToString();
+    return out;
+  }
+  if (auto check = (*store)->IntegrityCheck(); !check.ok() || *check != "ok")
+    *error = "integrity_check: " + (check.ok() ? *check : check.error().ToString());
+  for (const auto& rt : runtimes) {
+    auto events = (*store)->EventsForRuntime(rt);
+    if (!events.ok()) {
+      *error = events.error().ToString();
+      continue;
+    }
+    for (const auto& e : *events) out.insert(e.event_id);
+  }
+  return out;
+}
+
+/// How many of `acked` are not in `stored`.
+inline size_t Missing(const std::set<std::string>& acked, const std::set<std::string>& stored) {
+  size_t n = 0;
+  for (const auto& id : acked) n += !stored.count(id);
+  return n;
 }
 
 /// What writers had acknowledged: event ids answered 200, and per pane the

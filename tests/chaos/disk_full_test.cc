@@ -10,7 +10,6 @@
 
 #include <thread>
 
-#include "state/store/store.h"
 #include "tests/chaos/chaos_util.h"
 
 namespace agt::chaos {
@@ -20,21 +19,12 @@ using test::Daemon;
 using test::PollUntil;
 using test::TestEnv;
 
-std::set<std::string> StoredIds(const TestEnv& env, const std::vector<std::string>& runtimes) {
-  state::StoreOptions o;
-  o.path = env.state_dir() + "/agtmux.db";
-  o.read_only = true;
-  auto store = state::Store::Open(o);
-  EXPECT_TRUE(store.ok()) << store.error().ToString();
-  std::set<std::string> out;
-  if (!store.ok()) return out;
-  for (const auto& rt : runtimes) {
-    auto events = (*store)->EventsForRuntime(rt);
-    EXPECT_TRUE(events.ok()) << events.error().ToString();
-    if (events.ok())
-      for (const auto& e : *events) out.insert(e.event_id);
-  }
-  return out;
+/// Acknowledged ids missing from agtmux.db.
+size_t Lost(const TestEnv& env, const std::set<std::string>& acked, const std::vector<std::string>& runtimes) {
+  std::string error;
+  const auto stored = StoredIds(env, runtimes, &error);
+  EXPECT_EQ(error, "");
+  return Missing(acked, stored);
 }
 
 std::vector<std::string> SpoolFiles(const std::string& dir, const std::string& ext) {
@@ -152,20 +142,12 @@ TEST(ChaosDiskFull, DatabaseDiskFullRefusesAndRecoversWithoutLosingAcknowledged)
       << "the spooled hook event did not reach the pane";
 
   // Nothing acknowledged is missing, before and after a restart.
-  auto stored = StoredIds(env, {Runtime(1), Runtime(2)});
-  size_t lost = 0;
-  for (const auto& id : acked.ids)
-    if (!stored.count(id)) ++lost;
-  EXPECT_EQ(lost, 0u) << "of " << acked.ids.size() << " acknowledged events";
+  EXPECT_EQ(Lost(env, acked.ids, {Runtime(1), Runtime(2)}), 0u) << "of " << acked.ids.size() << " acknowledged events";
   EXPECT_EQ(d->Stop(SIGTERM), 0);
   d = std::make_unique<Daemon>(env, std::vector<std::string>{"--no-observe"});
   ASSERT_TRUE(d->WaitReady());
   EXPECT_EQ(PanesView(*d)[Pane(2)], "completed");
-  stored = StoredIds(env, {Runtime(1), Runtime(2)});
-  lost = 0;
-  for (const auto& id : acked.ids)
-    if (!stored.count(id)) ++lost;
-  EXPECT_EQ(lost, 0u) << "after a restart, of " << acked.ids.size() << " acknowledged events";
+  EXPECT_EQ(Lost(env, acked.ids, {Runtime(1), Runtime(2)}), 0u) << "after a restart, of " << acked.ids.size() << " acknowledged events";
 }
 
 TEST(ChaosDiskFull, SpoolDiskFullLosesOnlyWhatTheHookReportedLost) {
@@ -208,7 +190,8 @@ TEST(ChaosDiskFull, SpoolDiskFullLosesOnlyWhatTheHookReportedLost) {
   EXPECT_TRUE(SpoolFiles(spool, ".bad").empty());
   EXPECT_EQ(PanesView(d)[Pane(3)], "completed");
   // Started + the two spooled hook events.
-  EXPECT_EQ(StoredIds(env, {Runtime(3)}).size(), 3u);
+  std::string error;
+  EXPECT_EQ(StoredIds(env, {Runtime(3)}, &error).size(), 3u) << error;
 }
 
 }  // namespace

@@ -15,7 +15,6 @@
 
 #include <thread>
 
-#include "state/store/store.h"
 #include "tests/chaos/chaos_util.h"
 
 namespace agt::chaos {
@@ -103,21 +102,10 @@ TEST(ChaosFlood, HundredWritersAndFiftyWatchersOneNeverReading) {
   EXPECT_EQ(h["watchers"].GetInt64(), kWatchers - 1) << "the closed stream is still counted";
 
   // Every acknowledged event is in agtmux.db.
-  state::StoreOptions o;
-  o.path = env.state_dir() + "/agtmux.db";
-  o.read_only = true;
-  auto store = state::Store::Open(o);
-  ASSERT_TRUE(store.ok()) << store.error().ToString();
-  std::set<std::string> stored;
-  for (int w = 0; w < kWriters; ++w) {
-    auto events = (*store)->EventsForRuntime(Runtime(w));
-    ASSERT_TRUE(events.ok()) << events.error().ToString();
-    for (const auto& e : *events) stored.insert(e.event_id);
-  }
-  size_t lost = 0;
-  for (const auto& id : acked.ids)
-    if (!stored.count(id)) ++lost;
-  EXPECT_EQ(lost, 0u) << "of " << acked.ids.size() << " acknowledged events";
+  std::string error;
+  const auto stored = StoredIds(env, Runtimes(kWriters), &error);
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(Missing(acked.ids, stored), 0u) << "of " << acked.ids.size() << " acknowledged events";
   auto health = d.Call("GET", "/v1/health");
   ASSERT_TRUE(health.ok());
   EXPECT_EQ(health->status, 200);

@@ -11,7 +11,6 @@
 #include <random>
 #include <thread>
 
-#include "state/store/store.h"
 #include "tests/chaos/chaos_util.h"
 
 namespace agt::chaos {
@@ -21,22 +20,13 @@ using test::Daemon;
 using test::PollUntil;
 using test::TestEnv;
 
-std::set<std::string> StoredIds(const TestEnv& env, int writers) {
-  state::StoreOptions o;
-  o.path = env.state_dir() + "/agtmux.db";
-  o.read_only = true;
-  auto store = state::Store::Open(o);
-  EXPECT_TRUE(store.ok()) << store.error().ToString();
-  std::set<std::string> out;
-  if (!store.ok()) return out;
-  EXPECT_EQ(*(*store)->IntegrityCheck(), "ok");
-  for (int w = 0; w < writers; ++w) {
-    auto events = (*store)->EventsForRuntime(Runtime(w));
-    EXPECT_TRUE(events.ok()) << events.error().ToString();
-    if (events.ok())
-      for (const auto& e : *events) out.insert(e.event_id);
-  }
-  return out;
+/// Acknowledged ids missing from agtmux.db; a database that cannot be read
+/// or fails its integrity check fails the test.
+size_t Lost(const TestEnv& env, const std::set<std::string>& acked, int writers) {
+  std::string error;
+  const auto stored = StoredIds(env, Runtimes(writers), &error);
+  EXPECT_EQ(error, "");
+  return Missing(acked, stored);
 }
 
 TEST(ChaosKill, Sigkill9DuringIngestAndWatchLosesNoAcknowledgedEvent) {
@@ -103,12 +93,8 @@ TEST(ChaosKill, Sigkill9DuringIngestAndWatchLosesNoAcknowledgedEvent) {
     }
 
     // Every acknowledged event is in agtmux.db.
-    const auto stored = StoredIds(env, kWriters);
     std::lock_guard<std::mutex> l(acked.mu);
-    size_t lost = 0;
-    for (const auto& id : acked.ids)
-      if (!stored.count(id)) ++lost;
-    EXPECT_EQ(lost, 0u) << "of " << acked.ids.size() << " acknowledged events";
+    EXPECT_EQ(Lost(env, acked.ids, kWriters), 0u) << "of " << acked.ids.size() << " acknowledged events";
   }
 }
 
@@ -178,11 +164,7 @@ TEST(ChaosKill, Sigkill9DuringAnActionKeepsWhatWasAcknowledged) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->status, 200) << again->body;
   EXPECT_NE(again->body.find("\"result_code\":\"ok\""), std::string::npos) << again->body;
-  const auto stored = StoredIds(env, 2);
-  size_t lost = 0;
-  for (const auto& id : acked.ids)
-    if (!stored.count(id)) ++lost;
-  EXPECT_EQ(lost, 0u) << "of " << acked.ids.size() << " acknowledged events";
+  EXPECT_EQ(Lost(env, acked.ids, 2), 0u) << "of " << acked.ids.size() << " acknowledged events";
   // The restarted daemon acts on the same pane again.
   ASSERT_TRUE(PollUntil([&] { return PanesView(*d, "?all=1&target=lab").count(pane) == 1; }, 10000));
   auto after = d->Call("POST", "/v1/actions/send", "{\"ref\":\"" + ref + "\",\"text\":\" after-restart\"}");
