@@ -4,7 +4,8 @@
 // baseline (the same daemon idle, measured first in the same run), the
 // daemon's largest RSS, and events lost (acknowledged with 200 but missing
 // from agtmux.db; 0 is the only right answer). For the tmux churn it prints
-// the daemon's CPU as a share of one core. Attacks:
+// the daemon's CPU as a share of one core (health is then called every
+// 200 ms, so that the figure is the churn's, not the health calls'). Attacks:
 //   idle         the baseline: 100 agent panes, nothing happening
 //   ingest       100 writers streaming batches (POST /v1/events) for 6 s
 //   watch        50 watch streams, one never reading, while 20 writers stream
@@ -39,10 +40,10 @@ struct Figures {
   int failed = 0;  // health calls not answered 200
 };
 
-/// Calls /v1/health every 10 ms and samples RSS until stopped.
+/// Calls /v1/health every `every_ms` and samples RSS until stopped.
 class Sampler {
  public:
-  explicit Sampler(const Daemon& d) : d_(d), t_([this] { Run(); }) {}
+  explicit Sampler(const Daemon& d, int every_ms = 10) : d_(d), every_ms_(every_ms), t_([this] { Run(); }) {}
   Figures Stop() {
     stop_ = true;
     t_.join();
@@ -57,10 +58,11 @@ class Sampler {
       f_.health_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       if (!r.ok() || r->status != 200) ++f_.failed;
       f_.rss_max_kib = std::max(f_.rss_max_kib, agt::chaos::RssKib(d_.pid()));
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::this_thread::sleep_for(std::chrono::milliseconds(every_ms_));
     }
   }
   const Daemon& d_;
+  const int every_ms_;
   Figures f_;
   std::atomic<bool> stop_{false};
   std::thread t_;
@@ -265,7 +267,7 @@ void Churn() {
   auto d = Start(env, {});  // observes the test's default tmux socket
   const double cpu0 = agt::bench::ProcCpuSeconds(d->pid());
   const auto t0 = Clock::now();
-  Sampler s(*d);
+  Sampler s(*d, 200);  // 5 calls a second: the CPU figure is the churn's
   for (int round = 0; Clock::now() - t0 < std::chrono::seconds(20); ++round) {
     tmux({"new-session", "-d", "-s", "r" + std::to_string(round), bin + "/claude"});
     tmux({"new-window", "-d", std::string(AGTMUX_BIN) + " wrap --agent claude -- " + bin + "/claude"});
