@@ -29,7 +29,7 @@
 # session leak in a tmux test, the daemon leaking at exit in an e2e test)
 # was in those suites.
 #
-# Why it leaves out `chaos` (tests/chaos, about 40 s here): it has not been
+# Why it leaves out `chaos` (tests/chaos, about 30 s here): it has not been
 # run under the sanitizers yet; its flood test runs 100 writer threads and
 # its waits are bounded for the optimized daemon. Worth adding once checked.
 set -uo pipefail
