@@ -20,6 +20,9 @@ CommandSpec RespondCommand();
 CommandSpec AttachCommand();
 CommandSpec ViewOutputCommand();
 CommandSpec KillCommand();
+CommandSpec ConfigCommand();
+CommandSpec CompletionCommand();
+CommandSpec ManpageCommand();
 }  // namespace agt::cli
 
 #include <CLI/CLI.hpp>
@@ -58,6 +61,9 @@ const std::vector<CommandSpec>& Commands() {
       AttachCommand(),
       ViewOutputCommand(),
       KillCommand(),
+      ConfigCommand(),
+      CompletionCommand(),
+      ManpageCommand(),
   };
   return table;
 }
