@@ -2,10 +2,10 @@
 # Runs the whole agtmux test suite, the way CI does:
 #   1. installs what is missing (scripts/install-deps.sh),
 #   2. builds with warnings as errors (build/) and runs every suite (unit,
-#      tmux, e2e, and the detection corpus gates),
+#      tmux, e2e, chaos, and the detection corpus gates),
 #   3. builds again under AddressSanitizer + UndefinedBehaviorSanitizer
 #      (build-asan/) and runs every suite there except `agents` (the e2e
-#      tests that drive the real agent CLIs), counted like step 2,
+#      tests that drive the real agent CLIs) and `chaos`, counted like step 2,
 #   4. runs each fuzz target briefly on its seed corpus (clang + libFuzzer),
 #   5. prints one closing line: "tests: N passed, N failed, N skipped".
 # Exit status is non-zero when anything failed.
@@ -28,6 +28,10 @@
 # sanitizers found so far (an out-of-bounds read in a unit test, an ssh
 # session leak in a tmux test, the daemon leaking at exit in an e2e test)
 # was in those suites.
+#
+# Why it leaves out `chaos` (tests/chaos, about 30 s here): it has not been
+# run under the sanitizers yet; its flood test runs 100 writer threads and
+# its waits are bounded for the optimized daemon. Worth adding once checked.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -136,9 +140,9 @@ if ((!quick)); then
   fi
 
   if ((asan_built)); then
-    echo "=== test under ASan+UBSan (build-asan/, all suites but agents)"
+    echo "=== test under ASan+UBSan (build-asan/, all suites but agents and chaos)"
     t=$(now)
-    run_suites build-asan --no-suite agents
+    run_suites build-asan --no-suite agents --no-suite chaos
     took "test (build-asan/)" "$t"
   else
     runs+=(build-asan)

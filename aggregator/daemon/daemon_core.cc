@@ -127,6 +127,7 @@ core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Eve
     results.push_back({e.event_id, a.effects.disposition, a.effects.error_code});
   }
   auto st = backend_.persistence->Commit(batch, now);
+  NoteCommit(st);
   if (st) {
     events_ingested_ += static_cast<int64_t>(batch.size());
     AfterChange(batch);
@@ -146,6 +147,18 @@ core::Result<std::vector<IngestResult>> DaemonCore::Ingest(std::vector<core::Eve
   if (batch.size() > kKeptRows) batch.resize(kKeptRows);
   if (!st) return st.error();
   return results;
+}
+
+void DaemonCore::NoteCommit(const core::Status& st) {
+  if (st) {
+    if (!store_error_.empty()) spdlog::info("the store commits again (it failed with: {})", store_error_);
+    store_error_.clear();
+    return;
+  }
+  const std::string why = st.error().message;
+  if (why != store_error_)
+    spdlog::error("the store cannot commit: {}; events are refused (E_STORE) until it can", why);
+  store_error_ = why;
 }
 
 void DaemonCore::AfterChange(const std::vector<Applied>& applied) {
@@ -257,7 +270,9 @@ void DaemonCore::Tick() {
   std::vector<Applied> batch;
   if (!fx.states.empty() || !fx.inbox.empty() || !fx.runtimes.empty()) {
     batch.push_back({core::Event{}, std::move(fx)});
-    if (auto st = backend_.persistence->Commit(batch, now); st) AfterChange(batch);
+    auto st = backend_.persistence->Commit(batch, now);
+    NoteCommit(st);
+    if (st) AfterChange(batch);
   }
   // Demotions go through the ingest path as events.
   std::vector<core::Event> demotions;

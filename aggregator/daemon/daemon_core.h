@@ -118,6 +118,9 @@ class DaemonCore final : public CollectorSink {
   const std::map<std::string, Topology>& topologies() const { return topologies_; }
   void set_decorator(PaneDecorator* d) { decorator_ = d; }
   int64_t events_ingested() const { return events_ingested_; }
+  /// Why the last commit failed ("" when it succeeded): a full disk, a
+  /// broken database. /v1/health shows it while it lasts.
+  const std::string& store_error() const { return store_error_; }
   /// Events lost on the way (spool lines, producers' reports), by reason.
   DropCounter& drops() { return drops_; }
 
@@ -126,6 +129,9 @@ class DaemonCore final : public CollectorSink {
   DaemonCore(uv_loop_t* loop, const core::Clock& clock, CoreOptions options);
   void AfterChange(const std::vector<Applied>& applied);
   void EndDeadWrappers(core::TimeNs now);
+  /// Records a commit's outcome; logs when the store starts failing and
+  /// when it works again (not every failed commit).
+  void NoteCommit(const core::Status& st);
 
   uv_loop_t* loop_;
   const core::Clock& clock_;
@@ -137,6 +143,7 @@ class DaemonCore final : public CollectorSink {
   PaneDecorator* decorator_ = nullptr;
   core::TimeNs last_ingested_ = 0;
   int64_t events_ingested_ = 0;
+  std::string store_error_;
   DropCounter drops_;
   std::vector<core::Event> queued_;
   // Ingest's batch, kept from one call to the next so that the engine

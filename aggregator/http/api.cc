@@ -96,6 +96,8 @@ class Api {
     j.Key("panes").Int(static_cast<int64_t>(rows.size())).Key("agent_panes").Int(agents);
     j.Key("watchers").Int(static_cast<int64_t>(c.watch().subscriber_count()));
     j.Key("events_ingested").Int(c.events_ingested());
+    j.Key("store_error");
+    c.store_error().empty() ? j.Null() : j.Str(c.store_error());
     j.Key("events_dropped").Int(c.drops().total()).Key("dropped").BeginObject();
     for (size_t i = 0; i < kDropReasons; ++i) {
       const auto reason = static_cast<DropReason>(i);

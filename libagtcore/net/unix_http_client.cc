@@ -40,7 +40,7 @@ core::Status WaitFor(int fd, short events, core::TimeNs deadline, const char* wh
 
 }  // namespace
 
-core::Result<int> ConnectUnixSocket(const std::string& path) {
+core::Result<int> ConnectUnixSocket(const std::string& path, core::TimeNs timeout) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.empty() || path.size() >= sizeof addr.sun_path)
@@ -51,32 +51,29 @@ core::Result<int> ConnectUnixSocket(const std::string& path) {
   core::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd.valid())
     return core::MakeError(core::Err::kIo, std::string("socket: ") + std::strerror(errno));
-  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 &&
-      errno != EINPROGRESS && errno != EAGAIN) {
+  // A Unix socket connects at once or not at all: EAGAIN (the listen
+  // backlog is full) leaves it unconnected, not connecting, so the connect
+  // is tried again until the deadline.
+  const core::TimeNs deadline = MonoNow() + timeout;
+  while (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     const int e = errno;
-    return core::MakeError(core::Err::kDaemonUnreachable,
-                           "cannot connect to agtmuxd at " + path + ": " + std::strerror(e));
+    if (e == EINTR) continue;
+    if (e != EAGAIN)
+      return core::MakeError(core::Err::kDaemonUnreachable,
+                             "cannot connect to agtmuxd at " + path + ": " + std::strerror(e));
+    if (MonoNow() >= deadline)
+      return core::MakeError(core::Err::kTimeout, "cannot connect to agtmuxd at " + path +
+                                                      ": its listen backlog stayed full (timed out)");
+    const timespec pause{0, 5 * core::kNsPerMs};
+    ::nanosleep(&pause, nullptr);
   }
   return fd.Release();
 }
 
 core::Result<HttpResponse> HttpCall(const UnixHttpClientOptions& opts, const HttpRequest& req) {
-  auto connected = ConnectUnixSocket(opts.socket_path);
+  auto connected = ConnectUnixSocket(opts.socket_path, opts.connect_timeout);
   if (!connected) return connected.error();
   core::UniqueFd fd(*connected);
-
-  const core::TimeNs start = MonoNow();
-  // A Unix socket connect completes at once unless the listen backlog is
-  // full (EAGAIN); wait for writability within the connect deadline.
-  if (auto w = WaitFor(fd.get(), POLLOUT, start + opts.connect_timeout, "connecting"); !w)
-    return w.error();
-  int soerr = 0;
-  socklen_t len = sizeof soerr;
-  ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &soerr, &len);
-  if (soerr != 0)
-    return core::MakeError(core::Err::kDaemonUnreachable, "cannot connect to agtmuxd at " +
-                                                              opts.socket_path + ": " +
-                                                              std::strerror(soerr));
 
   const core::TimeNs deadline = MonoNow() + opts.read_timeout;
   const std::string wire = FormatHttpRequest(req);

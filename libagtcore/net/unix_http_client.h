@@ -24,8 +24,9 @@ struct UnixHttpClientOptions {
 /// status is a success here; callers look at `status`.
 core::Result<HttpResponse> HttpCall(const UnixHttpClientOptions& opts, const HttpRequest& req);
 
-/// Opens a non-blocking, close-on-exec Unix stream socket connected (or
-/// connecting) to `path`; shared by the blocking client and tests.
-core::Result<int> ConnectUnixSocket(const std::string& path);
+/// Opens a non-blocking, close-on-exec Unix stream socket connected to
+/// `path`; shared by the blocking client, the CLI's streams and tests. A
+/// full listen backlog is waited out for at most `timeout` (E_TIMEOUT).
+core::Result<int> ConnectUnixSocket(const std::string& path, core::TimeNs timeout = core::kNsPerSec);
 
 }  // namespace agt::net

@@ -187,6 +187,66 @@ TEST(UnixHttpClient, MissingSocketAndSilentServer) {
   ::rmdir(dir.c_str());
 }
 
+// Seen in the chaos suite (tests/chaos/hostile_clients_test.cc): under a
+// connection flood the daemon's listen backlog is full for a moment, a
+// non-blocking connect fails with EAGAIN and leaves the socket unconnected
+// (a Unix socket is never "connecting"), and the request then failed with
+// "Transport endpoint is not connected". The connect is tried again until
+// the connect deadline.
+TEST(UnixHttpClient, AFullListenBacklogIsWaitedOutWithinTheConnectDeadline) {
+  const std::string dir = TempDir();
+  const std::string path = dir + "/busy.sock";
+  int lfd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  std::snprintf(a.sun_path, sizeof a.sun_path, "%s", path.c_str());
+  ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(lfd, 0), 0);
+  // Fill the backlog; the fillers go away but stay queued until accepted.
+  int queued = 0;
+  for (; queued < 64; ++queued) {
+    int c = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const int rc = ::connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::close(c);
+    if (rc != 0) break;
+  }
+  ASSERT_LT(queued, 64) << "the backlog never filled";
+  // The server starts accepting 300 ms later and answers the real request.
+  std::thread server([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (;;) {
+      int c = ::accept(lfd, nullptr, nullptr);
+      if (c < 0) return;
+      std::string got;
+      char buf[4096];
+      ssize_t n;
+      while (got.find("\r\n\r\n") == std::string::npos && (n = ::read(c, buf, sizeof buf)) > 0)
+        got.append(buf, static_cast<size_t>(n));
+      if (got.find("\r\n\r\n") != std::string::npos) {
+        const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        (void)!::write(c, reply.data(), reply.size());
+        ::close(c);
+        return;
+      }
+      ::close(c);  // a filler: EOF without a request
+    }
+  });
+  UnixHttpClientOptions o;
+  o.socket_path = path;
+  o.connect_timeout = 5 * core::kNsPerSec;
+  HttpRequest r;
+  r.method = "GET";
+  r.path = "/v1/health";
+  auto resp = HttpCall(o, r);
+  ::shutdown(lfd, SHUT_RDWR);  // the server's accept returns if the client gave up
+  server.join();
+  ::close(lfd);
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
+  ASSERT_TRUE(resp.ok()) << resp.error().ToString();
+  EXPECT_EQ(resp->status, 200);
+}
+
 TEST(Spool, NamesRoundTripAndOthersAreIgnored) {
   SpoolName n{"wrapper", 4242, "01JABCDEFGHJKMNPQRSTVWXYZ0"};
   EXPECT_EQ(FormatSpoolName(n), "wrapper-4242-01JABCDEFGHJKMNPQRSTVWXYZ0.jsonl");

@@ -89,12 +89,14 @@ TEST_F(DaemonCoreTest, AFailedCommitIsNotAcknowledgedAndChangesNothingOutside) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_NE(rows[0].st.signal.state, core::State::kWaitingInput);
   EXPECT_EQ(store_->restores, 2) << "the engine is rebuilt from the store after the failed commit";
+  EXPECT_EQ(core_->store_error(), r.error().message) << "/v1/health shows why the store fails";
   // The daemon keeps serving: the next batch commits and is acknowledged.
   auto next = core_->Ingest({Stamped(StateEv("s2", core::Source::kWrapper, "w1", core::State::kRunning, clock_.Now()))});
   ASSERT_TRUE(next.ok()) << next.error().ToString();
   EXPECT_EQ((*next)[0].disposition, state::Disposition::kApplied);
   EXPECT_EQ(store_->disk().batches.size(), 2u);
   EXPECT_EQ(core_->events_ingested(), ingested + 1);
+  EXPECT_EQ(core_->store_error(), "");
 }
 
 TEST_F(DaemonCoreTest, ACommitTellsTmuxAndTheTargets) {
