@@ -6,8 +6,6 @@
 // cursor for a few seconds, so a restarted daemon gives `reset` + `snapshot`.
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "cli/table.h"
+#include "cli/watch_items.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/json.h"
 #include "libagtcore/timefmt.h"
@@ -36,40 +35,15 @@ struct WatchFlags {
   bool needs_action = false;
 };
 
-std::string ToJson(const rapidjson::Value& v) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  v.Accept(w);
-  return sb.GetString();
-}
-
-/// The table view: items by identity, redrawn after each change.
+/// The table view: the stream's items, redrawn after each change.
 class TableView {
  public:
   TableView(std::string scope, bool tty) : scope_(std::move(scope)), tty_(tty) {}
 
   void Apply(const rapidjson::Document& line) {
-    std::string type = line["type"].GetString();
-    if (type == "reset") {
-      items_.clear();
-      return;
-    }
-    if (type == "snapshot") {
-      items_.clear();
-      for (const auto& it : line["items"].GetArray()) items_[ToJson(it["identity"])] = ToJson(it);
-    } else if (type == "delta") {
-      for (const auto& c : line["changes"].GetArray()) {
-        std::string key = ToJson(c["identity"]);
-        if (std::string(c["op"].GetString()) == "upsert") {
-          items_[key] = ToJson(c["item"]);
-        } else {
-          items_.erase(key);
-        }
-      }
-      bool heartbeat = line.HasMember("heartbeat") && line["heartbeat"].GetBool();
-      if (heartbeat && !tty_) return;  // a pipe gets a new table only on change
-    }
-    summary_ = line.HasMember("summary") ? ToJson(line["summary"]) : "{}";
+    WatchItems::Line kind = items_.Apply(line);
+    if (kind == WatchItems::Line::kIgnored || kind == WatchItems::Line::kReset) return;
+    if (kind == WatchItems::Line::kHeartbeat && !tty_) return;  // a pipe gets a new table only on change
     Draw();
   }
 
@@ -77,18 +51,13 @@ class TableView {
   void Draw() {
     rapidjson::Document arr;
     arr.SetArray();
-    for (const auto& [k, v] : items_) {
-      rapidjson::Document item(&arr.GetAllocator());
-      if (!core::ParseJson(v, &item)) continue;
-      arr.PushBack(rapidjson::Value(item, arr.GetAllocator()), arr.GetAllocator());
-    }
+    for (const auto& [k, item] : items_.items())
+      arr.PushBack(rapidjson::Value(*item, arr.GetAllocator()), arr.GetAllocator());
     core::TimeNs now = core::SystemClock::Get().Now();
-    rapidjson::Document summary;
-    if (!core::ParseJson(summary_, &summary)) summary.SetObject();
     std::string out;
     if (tty_) out += "\x1b[H\x1b[2J";
     out += "agtmux watch  " + scope_ + "  " + core::FormatRfc3339(now / core::kNsPerSec * core::kNsPerSec) +
-           "  " + SummaryLine(summary) + "\n\n";
+           "  " + SummaryLine(items_.summary()) + "\n\n";
     out += RenderItemsTable(scope_, arr, now, tty_ && ColorEnabled(), false);
     if (!tty_) out += "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
@@ -97,8 +66,7 @@ class TableView {
 
   std::string scope_;
   bool tty_;
-  std::map<std::string, std::string> items_;
-  std::string summary_ = "{}";
+  WatchItems items_;
 };
 
 int RunWatch(const WatchFlags& f) {

@@ -20,6 +20,7 @@ CommandSpec RespondCommand();
 CommandSpec AttachCommand();
 CommandSpec ViewOutputCommand();
 CommandSpec KillCommand();
+CommandSpec UiCommand();
 }  // namespace agt::cli
 
 #include <CLI/CLI.hpp>
@@ -42,6 +43,7 @@ CommandSpec VersionCommand() {
 const std::vector<CommandSpec>& Commands() {
   static const std::vector<CommandSpec> table = {
       VersionCommand(),
+      UiCommand(),
       ShellInitCommand(),
       HookCommand(),
       ListCommand(),

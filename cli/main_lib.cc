@@ -1,9 +1,12 @@
 // Parses argv against the command table and runs the chosen subcommand.
 // CLI11 reports parse errors by exception; this is the one place that
 // catches them, so no stack trace or uncaught exception reaches a user.
+// `agtmux` with no arguments on a terminal is `agtmux ui`.
 // A command that runs another program (CommandSpec::own_words) gets the
 // program's words untouched: they are cut off argv before CLI11 sees it.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <cstdio>
 #include <algorithm>
 #include <exception>
@@ -26,6 +29,9 @@ int Main(int argc, char** argv) {
   }
 
   std::vector<std::string> words(argv, argv + argc);
+  // `agtmux` alone on a terminal opens the interactive view; without a
+  // terminal (a script, a pipe) it still asks for a subcommand.
+  if (argc == 1 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) words.push_back("ui");
   if (argc >= 2) {
     for (const CommandSpec& spec : Commands()) {
       if (!spec.own_words || words[1] != spec.name) continue;
