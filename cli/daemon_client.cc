@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -154,11 +155,23 @@ core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
                                             paths.log_path);
 }
 
+namespace {
+std::atomic<bool> autostart_disabled{false};
+}  // namespace
+
+void DisableAutostart() { autostart_disabled = true; }
+
 core::Result<DaemonClient> DaemonClient::Open(const ClientOptions& options) {
   auto paths = core::ResolvePaths(core::RealEnv());
   if (!paths) return paths.error();
   DaemonClient c(*paths, options);
-  if (options.autostart && !c.Alive()) {
+  if (options.autostart && !autostart_disabled && !c.Alive()) {
+    // Something accepts connections but does not answer (a stopped or
+    // overloaded daemon): a second daemon would not help.
+    if (auto fd = net::ConnectUnixSocket(c.paths_.socket_path); fd) {
+      core::UniqueFd listening(*fd);
+      return Unreachable(c.paths_.socket_path, "it accepts connections but does not answer");
+    }
     auto pid = StartDaemon(c.paths_, options.start_wait);
     if (!pid) return pid.error();
   }

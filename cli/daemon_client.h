@@ -32,6 +32,11 @@ core::Result<std::string> FindDaemonBinary();
 /// waits until its socket answers. Returns the daemon's pid.
 core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait);
 
+/// From now on no DaemonClient of this process starts agtmuxd on demand
+/// (`agtmux ui` starts it once, at start-up; a daemon that goes away later
+/// is reported, not restarted behind the user by a background call).
+void DisableAutostart();
+
 class DaemonClient {
  public:
   /// Resolves the paths; with autostart, starts the daemon if needed.

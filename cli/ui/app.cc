@@ -116,7 +116,7 @@ class App {
       tried_start_ = true;
       model_.SetStatus("starting agtmuxd...", false);
       worker_.Post([this]() -> std::function<void()> {
-        auto pid = StartDaemon(paths_, 3 * core::kNsPerSec);
+        auto pid = StartDaemon(paths_, 3 * core::kNsPerSec);  // the one start; see DisableAutostart
         core::Error err = pid ? core::Error{} : pid.error();
         bool ok = pid.ok();
         return [this, ok, err] {
@@ -237,7 +237,7 @@ class App {
   /// every kPreviewEvery while it stays; one request at a time.
   void MaybePreview(core::TimeNs now) {
     const PaneRow* r = model_.Selected();
-    if (r == nullptr || preview_busy_) return;
+    if (r == nullptr || preview_busy_ || model_.connection() != Connection::kLive) return;
     if (r->key == preview_for_ && now < next_preview_) return;
     preview_busy_ = true;
     preview_for_ = r->key;
@@ -277,6 +277,7 @@ int RunUi(const UiOptions& options) {
   if (!paths) return ReportError(paths.error());
   // The worker thread may still wait on the daemon when the user quits:
   // leave without running static destructors under it.
+  DisableAutostart();  // only the start-up path above starts agtmuxd
   auto* app = new App(options, *paths);
   int rc = app->Run();
   std::fflush(stdout);

@@ -105,7 +105,7 @@ std::string FilterText(const Filters& f) {
 }
 
 constexpr const char* kKeys =
-    "j/k move  Enter jump  a yes  d no  1-9 pick  p prompt  w/A/T filter  ? keys  q quit";
+    "j/k move  Enter jump  a/d yes/no  p prompt  w/A/T filter  ? help  q quit";
 
 }  // namespace
 
