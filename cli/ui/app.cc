@@ -53,6 +53,14 @@ std::string LastLine(const std::string& s) {
   return s.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
 }
 
+/// Inside tmux but in no pane: a `display-popup` (tmux sets $TMUX there,
+/// and $TMUX_PANE only in panes).
+bool InPopup() {
+  const char* tmux = std::getenv("TMUX");
+  const char* pane = std::getenv("TMUX_PANE");
+  return tmux && *tmux && !(pane && *pane);
+}
+
 class App {
  public:
   App(const UiOptions& o, core::Paths paths) : options_(o), paths_(std::move(paths)) {
@@ -187,7 +195,11 @@ class App {
           auto o = Attach(i.ref, g, false);
           return [this, i, o = std::move(o)]() mutable {
             if (!o) return model_.SetStatus(FirstLine(o.error().ToString()), true);
-            if (o->mode == "switched") return model_.SetStatus("jumped to " + i.ref, false);
+            if (o->mode == "switched") {
+              // In a popup the view has done its job: close it (-E) on the pane.
+              if (InPopup()) quit_ = true;
+              return model_.SetStatus("jumped to " + i.ref, false);
+            }
             if (o->mode == "attach" && o->client)
               return model_.SetStatus("on another tmux server; attach with: " + core::ShellJoin(o->command), true);
             if (o->mode == "print") return model_.SetStatus("attach with: " + core::ShellJoin(o->command), false);
