@@ -4,6 +4,8 @@
 
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "libagtcore/event_redact.h"
 #include "tests/core/redact_adversarial.h"
@@ -123,6 +125,29 @@ TEST(RedactTest, CountsReplacementsAndIsIdempotent) {
             "password=[REDACTED:password_assignment]");
   EXPECT_EQ(Builtin().Redact(once, &n), once);
   EXPECT_EQ(n, 0u);
+}
+
+// Found by fuzz_redact (tests/fuzz/corpus/redact/idempotent-long-values):
+// a header or assignment value used to be cut at 512 or 4096 characters,
+// and its tail, which began mid-token before, began right after the marker
+// afterwards, so a second pass redacted it again. A value is now taken to
+// its end, however long.
+TEST(RedactTest, LongValuesAreTakenWholeSoASecondPassChangesNothing) {
+  std::string run;
+  for (int i = 0; i < 1500; ++i) run += "sk-";  // past the old 4096
+  const std::string tail = "sk-proj-4fQ9zR2mX7bK1pL8vN3cT6wY0hJ5dG";
+  const std::vector<std::string> texts = {
+      "Authorization: Be" + run + tail + "\n",
+      "X-Api-Key: a" + run + tail + "\n",
+      "DB_PASSWORD=\"a" + run + tail + "\"\n",
+      "DB_PASSWORD='a" + run + tail + "'\n",
+      "--token \"a" + run + tail + "\"\n",
+  };
+  for (const std::string& text : texts) {
+    std::string once = Builtin().Redact(text);
+    EXPECT_EQ(once.find("sk-"), std::string::npos) << text.substr(0, 20);
+    EXPECT_EQ(Builtin().Redact(once), once) << text.substr(0, 20);
+  }
 }
 
 TEST(RedactTest, FindsSecretsAtTheEndOfLargeCaptures) {
