@@ -7,6 +7,23 @@ import sys
 import time
 
 
+def call(sock, method, path, body=b""):
+    """One HTTP request to agtmuxd on `sock`; the raw answer (head and body)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.connect(sock)
+    s.sendall(("%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+               "Content-Length: %d\r\n\r\n" % (method, path, len(body))).encode() + body)
+    out = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        out += chunk
+    s.close()
+    return out
+
+
 def health(sock):
     """True when agtmuxd answers GET /v1/health on `sock`."""
     try:

@@ -30,7 +30,6 @@ import pty
 import select
 import shutil
 import signal
-import socket
 import statistics
 import struct
 import sys
@@ -39,23 +38,6 @@ import termios
 import time
 
 import bench_daemon
-
-
-def call(sock, method, path, body=b""):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(30)
-    s.connect(sock)
-    head = "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n" \
-           "Content-Length: %d\r\n\r\n" % (method, path, len(body))
-    s.sendall(head.encode() + body)
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    return data
 
 
 def event(n, kind, rt, pane, extra):
@@ -84,7 +66,7 @@ def feed(sock, first, panes):
                              {"pid": os.getpid(), "runtime": {"agent_type": ["claude", "codex", "gemini"][i % 3],
                                                         "started_at": "2026-11-24T04:00:00Z"}}))
             evs.append(state(2 * i + 1, i, "waiting_input" if i % 3 == 0 else "running"))
-        r = call(sock, "POST", "/v1/events", json.dumps({"events": evs}).encode())
+        r = bench_daemon.call(sock, "POST", "/v1/events", json.dumps({"events": evs}).encode())
         if not r.startswith(b"HTTP/1.1 200"):
             sys.exit("ingest failed: %r" % r[:300])
 
@@ -213,7 +195,7 @@ def main():
                 evs_n = 50000000 + panes * 10000 + u
                 i = (u * 7) % panes
                 st = ["completed", "running", "error", "idle"][u % 4]
-                call(sock, "POST", "/v1/events", json.dumps({"events": [state(evs_n, i, st)]}).encode())
+                bench_daemon.call(sock, "POST", "/v1/events", json.dumps({"events": [state(evs_n, i, st)]}).encode())
                 time.sleep(0.05)
                 sizes.append(drain(fd))
             time.sleep(0.3)

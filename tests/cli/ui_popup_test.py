@@ -17,7 +17,6 @@ import pty
 import select
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,22 +24,6 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "cli"))
 import bench_daemon  # noqa: E402
-
-
-def call(sock, method, path, body):
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(10)
-    s.connect(sock)
-    s.sendall(("%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
-               "Content-Length: %d\r\n\r\n" % (method, path, len(body))).encode() + body)
-    out = b""
-    while True:
-        c = s.recv(65536)
-        if not c:
-            break
-        out += c
-    s.close()
-    return out
 
 
 def main():
@@ -65,7 +48,7 @@ def main():
         tm("new-session", "-d", "-s", "work", "-x", "120", "-y", "30", a.fake_agent + " " + root + "/work.log")
         tm("new-session", "-d", "-s", "home", "-x", "120", "-y", "30", "sh")
         daemon = bench_daemon.start([a.agtmuxd, "--fast-durability"], env, env["AGTMUX_SOCKET"], root + "/d.log")
-        call(env["AGTMUX_SOCKET"], "POST", "/v1/targets",
+        bench_daemon.call(env["AGTMUX_SOCKET"], "POST", "/v1/targets",
              json.dumps({"name": "lab", "kind": "local", "tmux_socket": tsock}).encode())
         pane = tm("display-message", "-p", "-t", "work", "#{pane_id}")
         pid = int(tm("display-message", "-p", "-t", "work", "#{pane_pid}"))
@@ -76,7 +59,7 @@ def main():
                  "pane_id": pane}
             e.update(extra)
             return e
-        r = call(env["AGTMUX_SOCKET"], "POST", "/v1/events", json.dumps({"events": [
+        r = bench_daemon.call(env["AGTMUX_SOCKET"], "POST", "/v1/events", json.dumps({"events": [
             ev(1, "wrapper_started", {"pid": pid, "runtime": {"agent_type": "claude",
                                                               "started_at": "2026-11-24T04:00:00Z"}}),
             ev(2, "state_changed", {"source_seq": 1, "signal": {"state": "waiting_input", "confidence": "high",

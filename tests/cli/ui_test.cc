@@ -150,6 +150,20 @@ TEST_F(UiTest, ShowsRowsFitsEightyColumnsFiltersApprovesAndQuits) {
   std::istringstream lines(screen);
   for (std::string line; std::getline(lines, line);) EXPECT_LE(cli::DisplayWidth(line), 80) << line;
 
+  // A narrower terminal: the view lays itself out again to fit it.
+  ASSERT_EQ(Tmux({"resize-window", "-t", "ui", "-x", "60", "-y", "20"}).status, 0);
+  ASSERT_TRUE(PollUntil([&] {
+    std::istringstream in(Ui());
+    std::string keys;
+    for (std::string l; std::getline(in, l);) keys = l.empty() ? keys : l;
+    return keys.rfind("j/k move", 0) == 0 && cli::DisplayWidth(keys) <= 60;
+  })) << Ui();
+  {
+    std::istringstream narrow(Ui());
+    for (std::string line; std::getline(narrow, line);) EXPECT_LE(cli::DisplayWidth(line), 60) << line;
+  }
+  ASSERT_EQ(Tmux({"resize-window", "-t", "ui", "-x", "80", "-y", "24"}).status, 0);
+
   // Waiting only: the running pane goes, the waiting one stays.
   Keys({"w"});
   ASSERT_TRUE(UiShows("[waiting only]")) << Ui();
@@ -169,7 +183,7 @@ TEST_F(UiTest, ShowsRowsFitsEightyColumnsFiltersApprovesAndQuits) {
   EXPECT_EQ(Trim(Tmux({"display-message", "-p", "-t", "ui", "#{alternate_on}"}).out), "0");
 }
 
-TEST_F(UiTest, EnterSwitchesTheClientToTheSelectedPane) {
+TEST_F(UiTest, PromptsAndEnterSwitchesTheClientToTheSelectedPane) {
   // A real client, on a pty of its own, shows the view's session.
   client_ = env_.Spawn({"/usr/bin/python3", "-c", "import pty, sys; pty.spawn(sys.argv[1:])", "/usr/bin/tmux", "-S",
                         sock_, "attach-session", "-t", "ui"});
@@ -183,6 +197,19 @@ TEST_F(UiTest, EnterSwitchesTheClientToTheSelectedPane) {
     size_t sel = s.find("\n> ");
     return sel != std::string::npos && s.find("claude", sel) < s.find('\n', sel + 1);
   })) << Ui();
+  // A prompt typed into the view reaches the agent (send --enter --wait),
+  // and the status line shows what the agent answered.
+  Keys({"p"});
+  ASSERT_TRUE(UiShows("prompt for pane:lab/work/")) << Ui();
+  Keys({"-l", "finish the job"});
+  Keys({"Enter"});
+  ASSERT_TRUE(PollUntil([&] { return Log("work").find("MSG finish the job\n") != std::string::npos; }, 15000))
+      << Log("work") << Ui();
+  // (The pane's state here comes only from events and stays waiting_input,
+  // which `send --wait` counts as done: the answer shown is the output up
+  // to that moment, the echo of the prompt or the agent's DONE.)
+  EXPECT_TRUE(UiShows(" answered: ", 15000)) << Ui();
+
   Keys({"Enter"});
   ASSERT_TRUE(PollUntil([&] { return ClientSession() == "work"; }, 10000))
       << "the client stayed on " << ClientSession() << "; the view shows:\n" << Ui();
