@@ -40,8 +40,9 @@ class UiTest : public ::testing::Test {
     Announce("other", "codex", 10);
     SetState("other", "running", 12, 2, "");
     // The view, in a pane of its own: 80 columns, the width it must fit.
+    // `agtmux` alone on a terminal is `agtmux ui`.
     ASSERT_EQ(Tmux({"new-session", "-d", "-s", "ui", "-x", "80", "-y", "24",
-                    "sh -c '" + std::string(AGTMUX_BIN) + " ui; echo ui-exit=$?; exec sleep 600'"})
+                    "sh -c '" + std::string(AGTMUX_BIN) + "; echo ui-exit=$?; exec sleep 600'"})
                   .status, 0);
   }
   void TearDown() override {
@@ -174,6 +175,11 @@ TEST_F(UiTest, ShowsRowsFitsEightyColumnsFiltersApprovesAndQuits) {
   Keys({"a"});
   ASSERT_TRUE(PollUntil([&] { return Log("work").find("CHOSE Yes\n") != std::string::npos; }, 15000)) << Log("work");
   EXPECT_TRUE(UiShows("answered 1. Yes")) << Ui();
+
+  // Without a terminal, `agtmux` alone still asks for a subcommand.
+  RunResult bare = env_.Run({AGTMUX_BIN});
+  EXPECT_NE(bare.status, 0);
+  EXPECT_NE(bare.err.find("subcommand"), std::string::npos) << bare.err;
 
   // q quits: the shell after it runs, and the terminal is given back
   // (the alternate screen the view drew on is off again).
