@@ -14,6 +14,7 @@
 
 #include "cli/action_client.h"
 #include "cli/command.h"
+#include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
 #include "cli/tmux_client.h"
 #include "libagtcore/shell.h"
@@ -83,10 +84,10 @@ CommandSpec AttachCommand() {
   return {"attach", "Jump to an agent pane (switch this tmux client, or attach), freshness checked",
           [](CLI::App* sub) -> Runner {
             auto a = std::make_shared<AttachArgs>();
-            sub->add_option("ref", a->ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_option("ref", a->ref, kRefHelp)->required();
             sub->add_flag("--print", a->print, "print the attach command instead of running it");
             AddGuardFlags(sub, &a->guards);
-            return [a] { return RunAttach(*a); };
+            return [a] { return WithResolvedRef(&a->ref, [a] { return RunAttach(*a); }); };
           }};
 }
 

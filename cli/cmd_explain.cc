@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
 #include "cli/table.h"
 #include "libagtcore/timefmt.h"
@@ -90,9 +91,9 @@ CommandSpec ExplainCommand() {
           [](CLI::App* sub) -> Runner {
             auto ref = std::make_shared<std::string>();
             auto json = std::make_shared<bool>(false);
-            sub->add_option("ref", *ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_option("ref", *ref, kRefHelp)->required();
             sub->add_flag("--json", *json, "the daemon's JSON answer");
-            return [ref, json] { return RunExplain(*ref, *json); };
+            return [ref, json] { return WithResolvedRef(ref.get(), [ref, json] { return RunExplain(*ref, *json); }); };
           }};
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli/action_client.h"
 #include "cli/command.h"
+#include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
 
 namespace agt::cli {
@@ -53,13 +54,13 @@ CommandSpec KillCommand() {
   return {"kill", "Stop the agent in a pane (C-c, or a signal to its pid), guarded",
           [](CLI::App* sub) -> Runner {
             auto a = std::make_shared<KillArgs>();
-            sub->add_option("ref", a->ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_option("ref", a->ref, kRefHelp)->required();
             sub->add_option("--mode", a->mode, "key (C-c, default) or signal")->check(CLI::IsMember({"key", "signal"}));
             sub->add_option("--signal", a->signal, "with --mode signal: INT, TERM or KILL")
                 ->check(CLI::IsMember({"INT", "TERM", "KILL"}));
             sub->add_flag("--yes,-y", a->yes, "do not ask for confirmation");
             AddGuardFlags(sub, &a->guards);
-            return [a] { return RunKill(*a); };
+            return [a] { return WithResolvedRef(&a->ref, [a] { return RunKill(*a); }); };
           }};
 }
 

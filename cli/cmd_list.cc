@@ -6,13 +6,18 @@
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "cli/table.h"
 #include "libagtcore/clock.h"
+#include "libagtcore/suggest.h"
 
 namespace agt::cli {
 namespace {
@@ -50,6 +55,26 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
+// "no claud panes; the agent panes here are claude, codex (did you mean
+// claude?)": `--agent` matched nothing, so say which agents there are.
+std::string NoPanesOfAgent(DaemonClient& client, const std::string& agent) {
+  std::string msg = "no " + agent + " panes";
+  auto all = client.CallJson("GET", "/v1/panes", "", {"items"});
+  if (!all) return msg;
+  std::vector<std::string> types;
+  for (const auto& it : (*all)["items"].GetArray()) {
+    if (!it.IsObject() || !it.HasMember("agent_type") || !it["agent_type"].IsString()) continue;
+    std::string t = it["agent_type"].GetString();
+    if (!t.empty() && std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
+  }
+  if (types.empty()) return msg + " (no agent panes at all: start one with `agtmux wrap <agent>`)";
+  msg += "; the agent panes here are";
+  for (size_t i = 0; i < types.size(); ++i) msg += (i ? ", " : " ") + types[i];
+  std::vector<std::string_view> views(types.begin(), types.end());
+  if (auto near = core::ClosestName(agent, views)) msg += " (did you mean " + *near + "?)";
+  return msg;
+}
+
 int RunList(const std::string& scope, const ListFlags& f) {
   if (f.all_targets && !f.targets.empty()) {
     return ReportError(core::MakeError(core::Err::kRequestInvalid, "--all-targets and --target exclude each other"));
@@ -84,13 +109,15 @@ int RunList(const std::string& scope, const ListFlags& f) {
   bool color = ColorEnabled();
   core::TimeNs now = core::SystemClock::Get().Now();
   if (d["items"].Empty()) {
-    if (scope == "panes" && !f.all) {
+    if (!f.agent.empty()) {
+      std::printf("%s\n", NoPanesOfAgent(*client, f.agent).c_str());
+    } else if (scope == "panes" && !f.all) {
       std::printf("no agent panes (start one with `agtmux wrap <agent>`, or add --all)\n");
     } else {
       std::printf("no %s\n", scope.c_str());
     }
   } else {
-    std::string table = RenderItemsTable(scope, d["items"], now, color, f.agent_summary);
+    std::string table = RenderItemsTable(scope, d["items"], now, color, f.agent_summary, TerminalWidth());
     std::fwrite(table.data(), 1, table.size(), stdout);
   }
   if (d.HasMember("summary")) std::printf("%s\n", SummaryLine(d["summary"]).c_str());

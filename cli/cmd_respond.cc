@@ -15,6 +15,7 @@
 
 #include "cli/action_client.h"
 #include "cli/command.h"
+#include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
 
 namespace agt::cli {
@@ -86,13 +87,13 @@ CommandSpec RespondCommand() {
   return {"respond", "Answer the approval or question a pane is waiting on (arrow keys + Enter), guarded",
           [](CLI::App* sub) -> Runner {
             auto a = std::make_shared<RespondArgs>();
-            sub->add_option("ref", a->ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_option("ref", a->ref, kRefHelp)->required();
             sub->add_option("choice", a->choices,
                             "the option: its number, yes, no, or its text; several for a multi-select")
                 ->required();
             sub->add_flag("--json", a->json, "print the daemon's JSON answer");
             AddGuardFlags(sub, &a->guards);
-            return [a] { return RunRespond(*a); };
+            return [a] { return WithResolvedRef(&a->ref, [a] { return RunRespond(*a); }); };
           }};
 }
 

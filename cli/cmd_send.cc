@@ -17,6 +17,7 @@
 
 #include "cli/action_client.h"
 #include "cli/command.h"
+#include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
 #include "libagtcore/detect/regex.h"
 #include "libagtcore/timefmt.h"
@@ -138,7 +139,7 @@ CommandSpec SendCommand() {
   return {"send", "Type into an agent pane (literal text, stdin, keys), guarded; --wait for the result",
           [](CLI::App* sub) -> Runner {
             auto a = std::make_shared<SendArgs>();
-            sub->add_option("ref", a->ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_option("ref", a->ref, kRefHelp)->required();
             sub->add_option("--text", a->text, "literal text (\"Enter\" is typed as text, not as a key)");
             sub->add_flag("--stdin", a->read_stdin, "read the text from stdin (multi-line = one pasted message)");
             sub->add_option("--key", a->keys, "a tmux key name (repeatable): Enter, C-c, Up, ...");
@@ -152,7 +153,7 @@ CommandSpec SendCommand() {
             sub->add_option("--fail-match", a->fail_match, "with --wait: failure (exit 1) when it matches this regex");
             sub->add_option("--timeout", a->timeout, "with --wait: give up after this long (exit 124)");
             AddGuardFlags(sub, &a->guards);
-            return [a] { return RunSend(*a); };
+            return [a] { return WithResolvedRef(&a->ref, [a] { return RunSend(*a); }); };
           }};
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli/action_client.h"
 #include "cli/command.h"
+#include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
 #include "libagtcore/detect/log_classifier.h"
 #include "libagtcore/detect/pattern_library.h"
@@ -70,13 +71,13 @@ CommandSpec ViewOutputCommand() {
   return {"view-output", "Show a pane's recent output (bounded), optionally classified with --analyze",
           [](CLI::App* sub) -> Runner {
             auto a = std::make_shared<ViewArgs>();
-            sub->add_option("ref", a->ref, "pane:<target>/<session-enc>/@<window>/%<pane> or runtime:<id>")->required();
+            sub->add_option("ref", a->ref, kRefHelp)->required();
             sub->add_option("--lines", a->lines, "how many lines (default 200)")->check(CLI::Range(1, 100000));
             sub->add_flag("--escapes", a->escapes, "keep the terminal escape sequences (colours)");
             sub->add_flag("--analyze", a->analyze, "classify the output (success / warning / failure findings)");
             sub->add_option("--patterns", a->patterns, "the analyze.toml to use");
             AddGuardFlags(sub, &a->guards);
-            return [a] { return RunView(*a); };
+            return [a] { return WithResolvedRef(&a->ref, [a] { return RunView(*a); }); };
           }};
 }
 

@@ -4,13 +4,19 @@
 // the table in place. When the daemon goes away mid-stream (its `reset`
 // with reason shutdown, or a cut connection) watch reconnects with its last
 // cursor for a few seconds, so a restarted daemon gives `reset` + `snapshot`.
+// On a terminal, keys are not echoed onto the table, and `q` (or Ctrl-C)
+// leaves with the terminal as it was.
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
+#include <termios.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "cli/command.h"
 #include "cli/daemon_client.h"
@@ -35,6 +41,61 @@ struct WatchFlags {
   bool needs_action = false;
 };
 
+// The terminal's settings before watch changed them, for the signal handler.
+termios g_saved_tty;
+
+void RestoreTtyAndExit(int sig) {
+  ::tcsetattr(STDIN_FILENO, TCSANOW, &g_saved_tty);
+  ::_exit(128 + sig);
+}
+
+/// On a terminal: no echo, keys read one by one by a thread; `q` or Esc
+/// ends the process (restoring the terminal), since the main thread may be
+/// blocked reading the stream. Ctrl-C and SIGTERM restore it too.
+class QuitKeys {
+ public:
+  QuitKeys() {
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) || ::tcgetattr(STDIN_FILENO, &g_saved_tty) != 0) return;
+    termios raw = g_saved_tty;
+    raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
+    if (::tcsetattr(STDIN_FILENO, TCSANOW, &raw) != 0) return;
+    active_ = true;
+    std::signal(SIGINT, RestoreTtyAndExit);
+    std::signal(SIGTERM, RestoreTtyAndExit);
+    std::signal(SIGHUP, RestoreTtyAndExit);
+    std::thread([] {
+      char c = 0;
+      while (::read(STDIN_FILENO, &c, 1) == 1) {
+        if (c == 'q' || c == 'Q' || c == 0x1b) {
+          std::fflush(stdout);
+          ::tcsetattr(STDIN_FILENO, TCSANOW, &g_saved_tty);
+          ::_exit(0);
+        }
+      }
+    }).detach();
+  }
+  ~QuitKeys() {
+    if (active_) ::tcsetattr(STDIN_FILENO, TCSANOW, &g_saved_tty);
+  }
+  QuitKeys(const QuitKeys&) = delete;
+  QuitKeys& operator=(const QuitKeys&) = delete;
+
+ private:
+  bool active_ = false;
+};
+
+// "14:03:07", local time: the clock a user compares with their own.
+std::string LocalClock(core::TimeNs now) {
+  std::time_t t = static_cast<std::time_t>(now / core::kNsPerSec);
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%H:%M:%S", &tm);
+  return buf;
+}
+
 /// The table view: the stream's items, redrawn after each change.
 class TableView {
  public:
@@ -56,9 +117,11 @@ class TableView {
     core::TimeNs now = core::SystemClock::Get().Now();
     std::string out;
     if (tty_) out += "\x1b[H\x1b[2J";
-    out += "agtmux watch  " + scope_ + "  " + core::FormatRfc3339(now / core::kNsPerSec * core::kNsPerSec) +
-           "  " + SummaryLine(items_.summary()) + "\n\n";
-    out += RenderItemsTable(scope_, arr, now, tty_ && ColorEnabled(), false);
+    const int width = TerminalWidth();
+    std::string head = "agtmux watch  " + scope_ + "  " + LocalClock(now) + "  " + SummaryLine(items_.summary());
+    if (tty_) head += "  (q quits)";
+    out += (width > 0 ? TruncateToWidth(head, width) : head) + "\n\n";
+    out += RenderItemsTable(scope_, arr, now, tty_ && ColorEnabled(), false, width);
     if (!tty_) out += "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
@@ -79,6 +142,8 @@ int RunWatch(const WatchFlags& f) {
   for (const auto& t : f.targets) targets += (targets.empty() ? "" : ",") + t;
   std::string cursor = f.cursor;
   TableView table(f.scope, isatty(STDOUT_FILENO));
+  std::unique_ptr<QuitKeys> keys;
+  if (f.format == "table" && !f.once) keys = std::make_unique<QuitKeys>();
   core::TimeNs idle = std::max<core::TimeNs>(3 * *interval, 10 * core::kNsPerSec);
   while (true) {
     std::string q = QueryString({{"scope", f.scope},

@@ -21,6 +21,9 @@ CommandSpec AttachCommand();
 CommandSpec ViewOutputCommand();
 CommandSpec KillCommand();
 CommandSpec UiCommand();
+CommandSpec ConfigCommand();
+CommandSpec CompletionCommand();
+CommandSpec ManpageCommand();
 }  // namespace agt::cli
 
 #include <CLI/CLI.hpp>
@@ -60,6 +63,9 @@ const std::vector<CommandSpec>& Commands() {
       AttachCommand(),
       ViewOutputCommand(),
       KillCommand(),
+      ConfigCommand(),
+      CompletionCommand(),
+      ManpageCommand(),
   };
   return table;
 }

@@ -1,19 +1,12 @@
-// The merge and removal rules of `agtmux setup` (see setup_config.h).
-//
-// settings.json is rewritten through RapidJSON, which keeps member order
-// and non-ASCII text; the indentation of the original file is kept, so a
-// file in the agents' own style (JSON.stringify with 2 spaces) survives a
-// setup/remove cycle byte for byte. JSON with comments is refused rather
-// than silently stripped of them.
-//
-// config.toml is edited as text: toml++ only locates the values, and setup
-// replaces exactly those byte ranges or inserts whole lines, so comments and
-// formatting elsewhere are untouched.
+// The Codex side of `agtmux setup` (see setup_config.h): config.toml is
+// edited as text. toml++ only locates the values, and setup replaces
+// exactly those byte ranges or inserts whole lines, so comments and
+// formatting elsewhere are untouched. What setup replaced is kept in a
+// record (CodexSetupRecord) so that remove can put it back. settings.json
+// (Claude, Gemini) is in setup_json.cc.
 #include "cli/setup_config.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
-#include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -23,217 +16,8 @@
 #include "libagtcore/toml_parse.h"
 
 namespace agt::cli {
-namespace {
 
 using core::Err;
-
-// "path:line:col" of a byte offset.
-std::string Position(std::string_view text, size_t offset, std::string_view path) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::string(path) + ":" + std::to_string(line) + ":" + std::to_string(col);
-}
-
-core::Result<rapidjson::Document> ParseSettings(std::string_view text, std::string_view path) {
-  rapidjson::Document doc;
-  std::string_view body = text;
-  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    doc.SetObject();  // an empty file is an empty settings object
-    return doc;
-  }
-  doc.Parse(body.data(), body.size());
-  if (doc.HasParseError()) {
-    rapidjson::Document with_comments;
-    with_comments.Parse<rapidjson::kParseCommentsFlag>(
-        body.data(), body.size());
-    if (!with_comments.HasParseError())
-      return core::MakeError(Err::kConfigInvalid,
-                             std::string(path) +
-                                 ": has comments, which rewriting would lose; add the hooks by "
-                                 "hand (see `agtmux setup --dry-run`)");
-    return core::MakeError(Err::kConfigInvalid,
-                           Position(text, doc.GetErrorOffset(), path) + ": " +
-                               rapidjson::GetParseError_En(doc.GetParseError()) +
-                               " (the file was left untouched)");
-  }
-  if (!doc.IsObject())
-    return core::MakeError(Err::kConfigInvalid,
-                           std::string(path) + ": the top level must be a JSON object");
-  return doc;
-}
-
-// The indentation unit of the file: the leading spaces of its first indented line.
-unsigned DetectIndent(std::string_view text, char* ch) {
-  *ch = ' ';
-  size_t pos = 0;
-  while ((pos = text.find('\n', pos)) != std::string_view::npos) {
-    ++pos;
-    size_t n = 0;
-    while (pos + n < text.size() && (text[pos + n] == ' ' || text[pos + n] == '\t')) ++n;
-    if (n > 0 && pos + n < text.size() && text[pos + n] != '\n') {
-      *ch = text[pos];
-      return static_cast<unsigned>(n);
-    }
-  }
-  return 2;
-}
-
-std::string Serialize(const rapidjson::Document& doc, std::string_view original) {
-  char ch;
-  unsigned indent = DetectIndent(original, &ch);
-  rapidjson::StringBuffer buf;
-  rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
-  w.SetIndent(ch, indent);
-  doc.Accept(w);
-  std::string out(buf.GetString(), buf.GetSize());
-  bool newline = original.empty() || original.back() == '\n';
-  if (newline) out += '\n';
-  return out;
-}
-
-std::string AgentWord(JsonAgent agent) { return agent == JsonAgent::kClaude ? "claude" : "gemini"; }
-
-// Is `command` one that agtmux setup installed for `agent`? Any path to an
-// executable named agtmux, then "hook <agent>".
-bool IsOurCommand(std::string_view command, JsonAgent agent) {
-  const std::string tail = " hook " + AgentWord(agent);
-  if (command.size() < tail.size() || command.substr(command.size() - tail.size()) != tail)
-    return false;
-  std::string_view prog = command.substr(0, command.size() - tail.size());
-  if (prog.size() >= 2 && prog.front() == '\'' && prog.back() == '\'')
-    prog = prog.substr(1, prog.size() - 2);
-  size_t slash = prog.rfind('/');
-  std::string_view base = slash == std::string_view::npos ? prog : prog.substr(slash + 1);
-  return base == "agtmux";
-}
-
-bool NeedsMatcher(JsonAgent agent, const std::string& event) {
-  if (agent == JsonAgent::kClaude)
-    return event == "PreToolUse" || event == "PostToolUse" || event == "PostToolUseFailure" ||
-           event == "PermissionRequest" || event == "PermissionDenied";
-  return event == "BeforeTool" || event == "AfterTool";
-}
-
-}  // namespace
-
-const std::vector<std::string>& ClaudeHookEvents() {
-  static const std::vector<std::string> events = {
-      "SessionStart", "UserPromptSubmit", "PreToolUse",   "PermissionRequest",
-      "PermissionDenied", "PostToolUse", "PostToolUseFailure", "Notification",
-      "PreCompact",   "SubagentStop",     "Stop",         "StopFailure",
-      "SessionEnd"};
-  return events;
-}
-
-const std::vector<std::string>& GeminiHookEvents() {
-  static const std::vector<std::string> events = {
-      "SessionStart", "BeforeAgent", "BeforeTool", "AfterTool",
-      "Notification", "PreCompress", "AfterAgent", "SessionEnd"};
-  return events;
-}
-
-core::Result<std::string> MergeJsonHooks(JsonAgent agent, std::string_view text,
-                                         std::string_view path, const std::string& command) {
-  auto parsed = ParseSettings(text, path);
-  if (!parsed.ok()) return parsed.error();
-  rapidjson::Document& doc = *parsed;
-  auto& alloc = doc.GetAllocator();
-
-  if (!doc.HasMember("hooks")) doc.AddMember("hooks", rapidjson::Value(rapidjson::kObjectType), alloc);
-  rapidjson::Value& hooks = doc["hooks"];
-  if (!hooks.IsObject())
-    return core::MakeError(Err::kConfigInvalid, std::string(path) + ": \"hooks\" is not an object");
-
-  const auto& events = agent == JsonAgent::kClaude ? ClaudeHookEvents() : GeminiHookEvents();
-  for (const std::string& event : events) {
-    rapidjson::Value key(event.c_str(), alloc);
-    if (!hooks.HasMember(event.c_str()))
-      hooks.AddMember(key, rapidjson::Value(rapidjson::kArrayType), alloc);
-    rapidjson::Value& groups = hooks[event.c_str()];
-    if (!groups.IsArray())
-      return core::MakeError(Err::kConfigInvalid,
-                             std::string(path) + ": \"hooks." + event + "\" is not an array");
-    bool present = false;
-    for (auto& group : groups.GetArray()) {
-      if (!group.IsObject() || !group.HasMember("hooks") || !group["hooks"].IsArray()) continue;
-      for (auto& h : group["hooks"].GetArray()) {
-        if (!h.IsObject() || !h.HasMember("command") || !h["command"].IsString()) continue;
-        std::string_view cmd(h["command"].GetString(), h["command"].GetStringLength());
-        if (IsOurCommand(cmd, agent)) {
-          present = true;
-          if (cmd != command) h["command"].SetString(command.c_str(), alloc);
-        }
-      }
-    }
-    if (present) continue;
-    rapidjson::Value group(rapidjson::kObjectType);
-    if (NeedsMatcher(agent, event)) group.AddMember("matcher", "*", alloc);
-    rapidjson::Value entry(rapidjson::kObjectType);
-    if (agent == JsonAgent::kGemini) entry.AddMember("name", "agtmux", alloc);
-    entry.AddMember("type", "command", alloc);
-    entry.AddMember("command", rapidjson::Value(command.c_str(), alloc), alloc);
-    rapidjson::Value list(rapidjson::kArrayType);
-    list.PushBack(entry, alloc);
-    group.AddMember("hooks", list, alloc);
-    groups.PushBack(group, alloc);
-  }
-  std::string out = Serialize(doc, text);
-  if (out == text) return std::string(text);
-  return out;
-}
-
-core::Result<std::string> RemoveJsonHooks(JsonAgent agent, std::string_view text,
-                                          std::string_view path) {
-  auto parsed = ParseSettings(text, path);
-  if (!parsed.ok()) return parsed.error();
-  rapidjson::Document& doc = *parsed;
-  if (!doc.HasMember("hooks") || !doc["hooks"].IsObject()) return std::string(text);
-  rapidjson::Value& hooks = doc["hooks"];
-  bool changed = false;
-  for (auto ev = hooks.MemberBegin(); ev != hooks.MemberEnd();) {
-    rapidjson::Value& groups = ev->value;
-    if (!groups.IsArray()) {
-      ++ev;
-      continue;
-    }
-    bool changed_event = false;
-    for (auto g = groups.Begin(); g != groups.End();) {
-      bool emptied = false;
-      if (g->IsObject() && g->HasMember("hooks") && (*g)["hooks"].IsArray()) {
-        rapidjson::Value& list = (*g)["hooks"];
-        bool removed_here = false;
-        for (auto h = list.Begin(); h != list.End();) {
-          if (h->IsObject() && h->HasMember("command") && (*h)["command"].IsString() &&
-              IsOurCommand(std::string_view((*h)["command"].GetString(),
-                                            (*h)["command"].GetStringLength()),
-                           agent)) {
-            h = list.Erase(h);
-            removed_here = changed = changed_event = true;
-          } else {
-            ++h;
-          }
-        }
-        emptied = removed_here && list.Empty();
-      }
-      g = emptied ? groups.Erase(g) : g + 1;
-    }
-    if (changed_event && groups.Empty()) {
-      ev = hooks.EraseMember(ev);
-    } else {
-      ++ev;
-    }
-  }
-  if (!changed) return std::string(text);
-  if (hooks.ObjectEmpty()) doc.RemoveMember("hooks");
-  return Serialize(doc, text);
-}
 
 // --- Codex config.toml --------------------------------------------------
 
@@ -396,6 +180,76 @@ core::Result<CodexSetupRecord> CodexSetupRecord::FromJson(std::string_view json)
     k.after = str("after");
     k.existed = v.HasMember("existed") && v["existed"].IsBool() && v["existed"].GetBool();
     r.keys.push_back(std::move(k));
+  }
+  return r;
+}
+
+std::string SetupRecord::ToJson() const {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  auto str = [&w](const std::string& s) {
+    w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+  };
+  w.StartObject();
+  w.Key("path");
+  str(path);
+  w.Key("restorable");
+  w.Bool(restorable);
+  w.Key("original_existed");
+  w.Bool(original_existed);
+  w.Key("original_sha256");
+  str(original_sha256);
+  w.Key("backup");
+  str(backup);
+  w.Key("written_sha256");
+  str(written_sha256);
+  w.Key("created_dirs");
+  w.StartArray();
+  for (const auto& d : created_dirs) str(d);
+  w.EndArray();
+  w.Key("codex");
+  const std::string codex_json = codex.ToJson();
+  w.RawValue(codex_json.c_str(), codex_json.size(), rapidjson::kObjectType);
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+core::Result<SetupRecord> SetupRecord::FromJson(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject())
+    return core::MakeError(Err::kConfigInvalid, "the setup record is malformed");
+  SetupRecord r;
+  if (doc.HasMember("keys")) {  // the Codex-only record of earlier versions
+    auto codex = CodexSetupRecord::FromJson(json);
+    if (!codex.ok()) return codex.error();
+    r.codex = std::move(*codex);
+    return r;
+  }
+  auto str = [&doc](const char* name) {
+    return doc.HasMember(name) && doc[name].IsString()
+               ? std::string(doc[name].GetString(), doc[name].GetStringLength())
+               : std::string();
+  };
+  auto flag = [&doc](const char* name) {
+    return doc.HasMember(name) && doc[name].IsBool() && doc[name].GetBool();
+  };
+  r.path = str("path");
+  r.restorable = flag("restorable");
+  r.original_existed = flag("original_existed");
+  r.original_sha256 = str("original_sha256");
+  r.backup = str("backup");
+  r.written_sha256 = str("written_sha256");
+  if (doc.HasMember("created_dirs") && doc["created_dirs"].IsArray())
+    for (const auto& d : doc["created_dirs"].GetArray())
+      if (d.IsString()) r.created_dirs.emplace_back(d.GetString(), d.GetStringLength());
+  if (doc.HasMember("codex") && doc["codex"].IsObject()) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    doc["codex"].Accept(w);
+    auto codex = CodexSetupRecord::FromJson(std::string_view(buf.GetString(), buf.GetSize()));
+    if (!codex.ok()) return codex.error();
+    r.codex = std::move(*codex);
   }
   return r;
 }

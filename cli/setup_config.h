@@ -2,12 +2,13 @@
 // agtmux: Claude Code's and Gemini CLI's settings.json hooks, Codex's
 // config.toml `notify` and TUI notification settings. These functions are
 // the pure part: text in, text out, so that every merge rule is tested on
-// real-looking files without touching a home directory.
+// real-looking files without touching a home directory (the files
+// themselves are handled in cmd_setup.cc).
 //
-// Rules: merge into what the user has and never replace it; idempotent (a
-// second setup changes nothing); `remove` takes out exactly what setup
-// added; a malformed file is refused with its path and position and left
-// untouched.
+// Rules: minimal edits (only agtmux's own entries change; every other byte
+// stays); idempotent (a second setup changes nothing); `remove` takes out
+// exactly what setup added; a malformed file is refused with its path and
+// position and left untouched.
 #pragma once
 
 #include <string>
@@ -27,13 +28,18 @@ enum class JsonAgent { kClaude, kGemini };
 
 /// settings.json with agtmux's hook (`command`, e.g. "/usr/bin/agtmux hook
 /// claude") added to every event of the agent that lacks it. An existing
-/// agtmux hook with another path is updated in place. `path` names the file
-/// in errors ("path:line:col: message").
+/// agtmux hook with another path is updated in place. Edits are insertions
+/// of whole members/items (in the file's indentation) and nothing else;
+/// comments are allowed and kept. `path` names the file in errors
+/// ("path:line:col: message"); a name that appears twice in the top-level
+/// or `hooks` object is refused.
 core::Result<std::string> MergeJsonHooks(JsonAgent agent, std::string_view text,
                                          std::string_view path, const std::string& command);
 
 /// settings.json without any agtmux hook; groups, event lists and the
-/// `hooks` object that only held agtmux's entries go too.
+/// `hooks` object that only held agtmux's entries go too. Each is deleted
+/// with the separator before it, so remove undoes setup's insertions byte
+/// for byte.
 core::Result<std::string> RemoveJsonHooks(JsonAgent agent, std::string_view text,
                                           std::string_view path);
 
@@ -71,5 +77,23 @@ core::Result<CodexMerge> MergeCodexConfig(std::string_view text, std::string_vie
 /// user changed since setup is left alone.
 core::Result<std::string> RemoveCodexConfig(std::string_view text, std::string_view path,
                                             const CodexSetupRecord& record);
+
+/// What a setup did to one agent file, kept in agtmux's state directory so
+/// that `--remove` can undo it: when the file is still exactly what setup
+/// last wrote, remove puts back the original bytes (from the backup) or
+/// deletes a file setup created, with the directories it made.
+struct SetupRecord {
+  std::string path;             // the file setup edited (symlinks resolved)
+  bool restorable = false;      // the original is known and nobody else wrote since
+  bool original_existed = false;
+  std::string original_sha256;  // of the bytes before the first setup
+  std::string backup;           // where those bytes are kept ("" for a new file)
+  std::string written_sha256;   // of the bytes setup last wrote
+  std::vector<std::string> created_dirs;  // made by setup, outermost first
+  CodexSetupRecord codex;       // Codex: the keys setup replaced
+  std::string ToJson() const;
+  /// Also reads the Codex-only record of earlier versions (not restorable).
+  static core::Result<SetupRecord> FromJson(std::string_view json);
+};
 
 }  // namespace agt::cli

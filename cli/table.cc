@@ -3,6 +3,7 @@
 // named "開発" or "🚀 deploy" pads to the same column as an ASCII one.
 #include "cli/table.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <utf8proc.h>
 
@@ -59,7 +60,20 @@ bool ColorEnabled() {
   return isatty(STDOUT_FILENO) && !(nc && *nc);
 }
 
-Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)), max_(headers_.size(), 0) {}
+int TerminalWidth() {
+  if (const char* cols = std::getenv("COLUMNS"); cols != nullptr && *cols != '\0') {
+    char* end = nullptr;
+    long n = std::strtol(cols, &end, 10);
+    if (*end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
+  }
+  winsize ws{};
+  if (isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  return 0;
+}
+
+Table::Table(std::vector<std::string> headers)
+    : headers_(std::move(headers)), max_(headers_.size(), 0), min_(headers_.size(), -1) {}
 
 void Table::AddRow(std::vector<std::string> cells, std::vector<std::string> colors) {
   cells.resize(headers_.size());
@@ -72,16 +86,37 @@ void Table::SetMaxWidth(size_t column, int width) {
   if (column < max_.size()) max_[column] = width;
 }
 
-std::string Table::Render(bool color) const {
+void Table::SetShrinkable(size_t column, int min) {
+  if (column < min_.size()) min_[column] = std::max(min, 2);  // room for one cell and "…"
+}
+
+std::string Table::Render(bool color, int limit) const {
   size_t ncol = headers_.size();
   std::vector<std::vector<std::string>> cells = rows_;
   for (auto& row : cells)
     for (size_t c = 0; c < ncol; ++c)
       if (max_[c] > 0) row[c] = TruncateToWidth(row[c], max_[c]);
+  std::vector<std::string> heads = headers_;
   std::vector<int> width(ncol, 0);
-  for (size_t c = 0; c < ncol; ++c) width[c] = DisplayWidth(headers_[c]);
+  for (size_t c = 0; c < ncol; ++c) width[c] = DisplayWidth(heads[c]);
   for (const auto& row : cells)
     for (size_t c = 0; c < ncol; ++c) width[c] = std::max(width[c], DisplayWidth(row[c]));
+  if (limit > 0) {
+    int total = 2 * static_cast<int>(ncol - 1);
+    for (int w : width) total += w;
+    while (total > limit) {
+      size_t widest = ncol;  // the shrinkable column furthest above its minimum
+      for (size_t c = 0; c < ncol; ++c)
+        if (min_[c] >= 0 && width[c] > min_[c] && (widest == ncol || width[c] - min_[c] > width[widest] - min_[widest]))
+          widest = c;
+      if (widest == ncol) break;  // all at their minimum: as narrow as it gets
+      --width[widest];
+      --total;
+    }
+    for (auto& row : cells)
+      for (size_t c = 0; c < ncol; ++c) row[c] = TruncateToWidth(row[c], width[c]);
+    for (size_t c = 0; c < ncol; ++c) heads[c] = TruncateToWidth(heads[c], width[c]);
+  }
   auto line = [&](const std::vector<std::string>& row, const std::vector<std::string>* colors, bool bold) {
     std::string out;
     for (size_t c = 0; c < ncol; ++c) {
@@ -90,12 +125,12 @@ std::string Table::Render(bool color) const {
       if (color && !sgr.empty()) out += "\x1b[" + sgr + "m";
       out += cell;
       if (color && !sgr.empty()) out += "\x1b[0m";
-      if (c + 1 < ncol) out.append(static_cast<size_t>(width[c] - DisplayWidth(cell) + 2), ' ');
+      if (c + 1 < ncol) out.append(static_cast<size_t>(std::max(width[c] - DisplayWidth(cell), 0) + 2), ' ');
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     return out + "\n";
   };
-  std::string out = line(headers_, nullptr, true);
+  std::string out = line(heads, nullptr, true);
   for (size_t r = 0; r < cells.size(); ++r) out += line(cells[r], &colors_[r], false);
   return out;
 }
@@ -158,6 +193,7 @@ PaneCells PaneCellsOf(const rapidjson::Value& it, core::TimeNs now) {
   c.target = Str(id, "target");
   c.session = Str(id, "session_name");
   c.pane = Str(id, "pane_id");
+  c.tmux_pane = c.session + ":" + std::to_string(Int(it, "window_index")) + "." + std::to_string(Int(it, "pane_index"));
   c.state = Str(it, "state");
   c.window = Str(id, "window_id");
   if (!Str(it, "window_name").empty()) c.window = std::to_string(Int(it, "window_index")) + ":" + Str(it, "window_name");
@@ -187,27 +223,46 @@ PaneCells PaneCellsOf(const rapidjson::Value& it, core::TimeNs now) {
 }
 
 std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& items, core::TimeNs now,
-                             bool color, bool agent_summary) {
+                             bool color, bool agent_summary, int width) {
   if (!items.IsArray()) return "";
   if (scope == "panes") {
-    Table t({"TARGET", "SESSION", "WINDOW", "PANE", "AGENT", "STATE", "SOURCE", "AGE", "DETAIL"});
-    t.SetMaxWidth(1, 24);
-    t.SetMaxWidth(2, 20);
-    t.SetMaxWidth(8, 48);
+    // TARGET only when a pane is not local. PANE is what tmux users type
+    // (session:window.pane), ID the pane id: both are refs the action
+    // commands accept.
+    bool remote = false;
+    for (const auto& it : items.GetArray())
+      if (Str(Obj(it, "identity"), "target") != "local") remote = true;
+    std::vector<std::string> headers = {"PANE", "ID", "AGENT", "STATE", "SOURCE", "AGE", "DETAIL"};
+    if (remote) headers.insert(headers.begin(), "TARGET");
+    const size_t first = remote ? 1 : 0;
+    Table t(headers);
+    if (remote) t.SetShrinkable(0, 5);
+    t.SetMaxWidth(first, 32);
+    t.SetShrinkable(first, 10);
+    t.SetMaxWidth(first + 6, 48);
+    t.SetShrinkable(first + 6, 6);
     std::string notes;
     for (const auto& it : items.GetArray()) {
       PaneCells c = PaneCellsOf(it, now);
       notes += c.unverified_note;
-      t.AddRow({c.target, c.session, c.window, c.pane, c.agent, c.state, c.source, c.age, c.detail},
-               {"", "", "", "", "", StateColor(c.state), "", "", ""});
+      std::vector<std::string> row = {c.tmux_pane, c.pane, c.agent, c.state, c.source, c.age, c.detail};
+      std::vector<std::string> colors = {"", "", "", StateColor(c.state), "", "", ""};
+      if (remote) {
+        row.insert(row.begin(), c.target);
+        colors.insert(colors.begin(), "");
+      }
+      t.AddRow(std::move(row), std::move(colors));
     }
     if (!notes.empty())
       notes = "\n" + notes + "  states are read with rules not checked on these versions; "
               "agtmux patterns doctor shows screens they could not read\n";
-    return t.Render(color) + notes;
+    return t.Render(color, width) + notes;
   }
   if (scope == "windows") {
     Table t({"TARGET", "SESSION", "WINDOW", "NAME", "PANES", "AGENTS", "TOP", "WAITING", "RUNNING"});
+    t.SetShrinkable(0, 5);
+    t.SetShrinkable(1, 8);
+    t.SetShrinkable(3, 6);
     for (const auto& it : items.GetArray()) {
       const auto& id = Obj(it, "identity");
       std::string top = Str(it, "top_state");
@@ -217,11 +272,15 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
                 std::to_string(Int(it, "running_count"))},
                {"", "", "", "", "", "", StateColor(top), "", ""});
     }
-    return t.Render(color);
+    return t.Render(color, width);
   }
   std::vector<std::string> headers = {"TARGET", "SESSION", "WINDOWS", "PANES", "AGENTS", "TOP", "STATES"};
   if (agent_summary) headers.push_back("BY AGENT");
   Table t(headers);
+  t.SetShrinkable(0, 5);
+  t.SetShrinkable(1, 8);
+  t.SetShrinkable(6, 8);
+  if (agent_summary) t.SetShrinkable(7, 8);
   for (const auto& it : items.GetArray()) {
     const auto& id = Obj(it, "identity");
     std::string target = Str(id, "target");
@@ -238,7 +297,7 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
     if (agent_summary) row.push_back(StateCounts(Obj(it, "by_agent")));
     t.AddRow(row, {"", "", "", "", "", StateColor(top), ""});
   }
-  return t.Render(color);
+  return t.Render(color, width);
 }
 
 std::string SummaryLine(const rapidjson::Value& summary) {

@@ -22,6 +22,10 @@ std::string TruncateToWidth(std::string_view s, int width);
 /// True when stdout is a terminal and NO_COLOR is not set.
 bool ColorEnabled();
 
+/// The width tables must fit: $COLUMNS when set, else the terminal's width
+/// when stdout is a terminal, else 0 (no limit: a pipe gets whole lines).
+int TerminalWidth();
+
 class Table {
  public:
   explicit Table(std::vector<std::string> headers);
@@ -29,8 +33,13 @@ class Table {
   void AddRow(std::vector<std::string> cells, std::vector<std::string> colors = {});
   /// Caps a column's width (longer cells are truncated); 0 = no cap.
   void SetMaxWidth(size_t column, int width);
-  /// Renders; the last column is not padded.
-  std::string Render(bool color) const;
+  /// Lets Render narrow a column down to `min` cells (cut with "…") when
+  /// the table is wider than its width limit.
+  void SetShrinkable(size_t column, int min);
+  /// Renders; the last column is not padded. With `width` > 0, shrinkable
+  /// columns are narrowed (the widest above its minimum first) until every
+  /// line fits in `width` cells, if they can.
+  std::string Render(bool color, int width = 0) const;
   size_t rows() const { return rows_.size(); }
 
  private:
@@ -38,6 +47,7 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
   std::vector<std::vector<std::string>> colors_;
   std::vector<int> max_;
+  std::vector<int> min_;  // -1: not shrinkable
 };
 
 /// The SGR colour for a state name ("" when none).
@@ -47,6 +57,8 @@ std::string StateColor(std::string_view state);
 /// `agtmux ui`): one copy of how an API pane item reads to a person.
 struct PaneCells {
   std::string target, session, window, pane, agent, state, source, age, detail;
+  /// session:window.pane, as tmux users type it (a ref the actions accept).
+  std::string tmux_pane;
   /// The `verified: false` note for under a table ("" when verified).
   std::string unverified_note;
 };
@@ -57,9 +69,10 @@ struct PaneCells {
 PaneCells PaneCellsOf(const rapidjson::Value& item, core::TimeNs now);
 
 /// The human table of API items of `scope` (panes|windows|sessions), the
-/// shape /v1/panes and the watch stream carry. Ages are measured to `now`.
+/// shape /v1/panes and the watch stream carry. Ages are measured to `now`;
+/// lines fit in `width` cells when `width` > 0 (TerminalWidth()).
 std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& items, core::TimeNs now,
-                             bool color, bool agent_summary);
+                             bool color, bool agent_summary, int width);
 /// The `verified` line `agtmux explain` prints from a /v1/explain answer
 /// ("" when the answer has no `verified`). Defined in cmd_explain.cc.
 std::string VerifiedLine(const rapidjson::Value& explain);

@@ -4,6 +4,9 @@
 #include "libagtcore/state.h"
 
 #include <array>
+#include <vector>
+
+#include "libagtcore/suggest.h"
 
 namespace agt::core {
 namespace {
@@ -29,6 +32,21 @@ std::optional<State> ParseState(std::string_view name) {
   for (size_t i = 0; i < kStateNames.size(); ++i)
     if (kStateNames[i] == name) return static_cast<State>(i);
   return std::nullopt;
+}
+
+std::string UnknownStateMessage(std::string_view name) {
+  std::vector<std::string_view> names(kStateNames.begin(), kStateNames.end());
+  std::string near;
+  if (auto close = ClosestName(name, names)) near = *close;
+  if (near.empty() && name.size() >= 2) {  // "waiting": the states it begins
+    for (std::string_view n : names)
+      if (n.substr(0, name.size()) == name) near += (near.empty() ? "" : " or ") + std::string(n);
+  }
+  std::string msg = "unknown state '" + std::string(name) + "'";
+  if (!near.empty()) msg += " (did you mean " + near + "?)";
+  msg += "; the states:";
+  for (size_t i = 0; i < names.size(); ++i) msg += (i ? ", " : " ") + std::string(names[i]);
+  return msg;
 }
 
 int StatePrecedence(State s) {

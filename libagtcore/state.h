@@ -33,6 +33,10 @@ constexpr int kStateCount = 7;
 std::string_view StateName(State s);
 /// Inverse of StateName; nullopt for anything else.
 std::optional<State> ParseState(std::string_view name);
+/// "unknown state 'waiting' (did you mean waiting_approval or
+/// waiting_input?); the states: error, waiting_approval, ...": the error
+/// text for a name ParseState refused.
+std::string UnknownStateMessage(std::string_view name);
 /// Higher number = higher precedence (error = 6 ... unknown = 0).
 int StatePrecedence(State s);
 /// True for waiting_approval and waiting_input.

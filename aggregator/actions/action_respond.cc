@@ -29,8 +29,8 @@ bool SameMenu(const detect::Menu& a, const detect::Menu& b) {
 
 }  // namespace
 
-core::Result<detect::Menu> ActionService::ReadMenu(const PaneRow& row, TargetExecutor& ex) const {
-  std::vector<std::string> tmux = TmuxArgv(*world_->FindTarget(row.target));
+core::Result<detect::Menu> ActionService::ReadMenu(const Run& run, const PaneRow& row, TargetExecutor& ex) const {
+  const std::vector<std::string>& tmux = run.tmux;
   std::string screen, width_text;
   if (auto st = RunTmux(ex, tmux, {"capture-pane", "-p", "-t", row.pane_id}, &screen); !st) return st.error();
   if (auto st = RunTmux(ex, tmux, {"display-message", "-p", "-t", row.pane_id, "#{pane_width}"}, &width_text); !st)
@@ -51,7 +51,7 @@ core::Result<detect::Menu> ActionService::ReadMenu(const PaneRow& row, TargetExe
 
 core::Status ActionService::SendKeys(Run& run, const PaneRow& row, TargetExecutor& ex,
                                      const std::vector<std::string>& keys) {
-  std::vector<std::string> tmux = TmuxArgv(*world_->FindTarget(row.target));
+  const std::vector<std::string>& tmux = run.tmux;
   for (const auto& k : keys) {
     // One key per send-keys, each after a gap: ink reads keys that arrive
     // in one chunk as a paste and drops the arrows.
@@ -75,7 +75,7 @@ core::Status ActionService::MoveCursor(Run& run, const PaneRow& row, TargetExecu
     sent->insert(sent->end(), arrows.begin(), arrows.end());
     for (int i = 0; i < 12 && reads_left > 0; ++i, --reads_left) {
       world_->Sleep(60 * core::kNsPerMs);
-      auto now = ReadMenu(row, ex);
+      auto now = ReadMenu(run, row, ex);
       if (!now) {
         if (now.error().code == core::Err::kPreconditionFailed)
           return Refuse(core::Err::kIo, "the menu went while its cursor was moved (" + JoinKeys(*sent) +
@@ -103,7 +103,7 @@ core::Status ActionService::DoRespond(Run& run, const PaneRow& row, TargetExecut
     return Refuse(core::Err::kPreconditionFailed,
                   "respond: the pane is " + std::string(row.agent ? core::StateName(s) : "without an agent") +
                       ", not waiting_approval or waiting_input; nothing was sent");
-  auto menu = ReadMenu(row, ex);
+  auto menu = ReadMenu(run, row, ex);
   if (!menu) return menu.error();
   if (!q.expect_choices.empty() && !SameChoices(q.expect_choices, *menu))
     return Refuse(core::Err::kPreconditionFailed,
@@ -139,7 +139,7 @@ core::Status ActionService::DoRespond(Run& run, const PaneRow& row, TargetExecut
     std::optional<detect::Menu> review;
     for (int i = 0; i < 25 && !review; ++i) {
       world_->Sleep(80 * core::kNsPerMs);
-      auto m = ReadMenu(row, ex);
+      auto m = ReadMenu(run, row, ex);
       if (m && !SameChoices(menu->choices, *m)) review = *m;
     }
     int submit = 0;
@@ -158,7 +158,7 @@ core::Status ActionService::DoRespond(Run& run, const PaneRow& row, TargetExecut
   std::string delivery = "unverified";
   for (int i = 0; i < 10 && delivery != "verified"; ++i) {
     world_->Sleep(60 * core::kNsPerMs);
-    auto after = ReadMenu(row, ex);
+    auto after = ReadMenu(run, row, ex);
     // Gone (no menu on screen) or changed; a failing tmux proves nothing.
     bool gone = !after && after.error().code == core::Err::kPreconditionFailed;
     if (gone || (after && !SameMenu(*after, *menu))) delivery = "verified";

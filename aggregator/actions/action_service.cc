@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "aggregator/http/api_error.h"
 #include "aggregator/http/json_writer.h"
@@ -84,37 +85,97 @@ std::vector<std::string> TmuxArgv(const TargetStatus& target) {
 
 core::Result<std::unique_ptr<ActionService>> ActionService::Create(ActionWorld* world, const core::Clock& clock,
                                                                    ActionOptions options) {
-  state::StoreOptions so;
-  so.path = options.db_path;
-  so.durability = state::Durability::kNormal;
-  // The same rules as agtmux.db (the store's fallback knows fewer shapes).
-  if (auto r = core::Redactor::LoadBuiltin(); r.ok())
-    so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
-  auto store = state::Store::Open(so);
-  if (!store) return store.error();
+  std::unique_ptr<state::Store> own;
+  if (!options.store) {
+    state::StoreOptions so;
+    so.path = options.db_path;
+    so.durability = state::Durability::kNormal;
+    // The same rules as agtmux.db (the store's fallback knows fewer shapes).
+    if (auto r = core::Redactor::LoadBuiltin(); r.ok())
+      so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
+    auto store = state::Store::Open(so);
+    if (!store) return store.error();
+    own = std::move(*store);
+  }
   // The spec's defaults name `dd if=/dev/` too; add it while the block list
   // is the built-in one (a user's own list is taken as it is).
   if (options.send_policy.block == core::Config::DefaultSendPolicy().block)
     options.send_policy.block.push_back(R"(\bdd\s+(.*\s)?if=/dev/)");
   auto policy = SendPolicy::Create(options.send_policy);
   if (!policy) return policy.error();
+  if (!options.runner) options.runner = MakeInlineRunner();
   return std::unique_ptr<ActionService>(
-      new ActionService(world, clock, std::move(options), std::move(*store), std::move(*policy)));
+      new ActionService(world, clock, std::move(options), std::move(own), std::move(*policy)));
 }
 
 ActionService::ActionService(ActionWorld* world, const core::Clock& clock, ActionOptions options,
-                             std::unique_ptr<state::Store> store, SendPolicy policy)
-    : world_(world), clock_(clock), options_(std::move(options)), store_(std::move(store)),
-      policy_(std::move(policy)) {}
+                             std::unique_ptr<state::Store> own_store, SendPolicy policy)
+    : world_(world), clock_(clock), options_(std::move(options)), own_store_(std::move(own_store)),
+      store_(options_.store ? options_.store : own_store_.get()), policy_(std::move(policy)) {}
 
-ActionReply ActionService::Post(std::string_view type, std::string_view body) {
+void ActionService::Post(std::string_view type, std::string_view body, ActionReplyFn reply) {
   if (type != "send" && type != "respond" && type != "attach" && type != "view-output" && type != "kill" &&
       type != "snapshot")
-    return ErrorReply(Fail(core::Err::kNotFound, "no such action: " + std::string(type) +
-                                                     " (send, respond, attach, view-output, kill, snapshot)"));
+    return reply(ErrorReply(Fail(core::Err::kNotFound, "no such action: " + std::string(type) +
+                                                           " (send, respond, attach, view-output, kill, snapshot)")));
   auto req = ParseActionRequest(type, body);
-  if (!req) return ErrorReply(req.error());
-  return Execute(std::move(*req));
+  if (!req) return reply(ErrorReply(req.error()));
+  std::string ref_key;
+  if (!req->request_ref.empty() && req->type != "snapshot") {
+    ref_key = req->type + '\x1f' + req->request_ref;
+    if (in_flight_.count(ref_key))
+      return reply(ErrorReply(Fail(core::Err::kIdempotencyConflict,
+                                   "an action with request_ref '" + req->request_ref + "' has not finished")));
+    bool replayed = false;
+    ActionReply prior = Replay(*req, &replayed);
+    if (replayed) return reply(std::move(prior));
+  }
+  // Ref errors come before anything is recorded: there is no pane to act on.
+  auto row = Resolve(req->ref);
+  if (!row) return reply(ErrorReply(row.error()));
+  if (req->type == "snapshot") return reply(Snapshot(*row));
+  std::string lane = row->target + '\x1f' + row->pane_id;
+  if (!ref_key.empty()) in_flight_.insert(ref_key);
+  lanes_[lane].push_back(Queued{std::move(*req), std::move(reply)});
+  StartNext(lane);
+}
+
+ActionReply ActionService::Post(std::string_view type, std::string_view body) {
+  std::optional<ActionReply> answer;
+  Post(type, body, [&answer](ActionReply r) { answer = std::move(r); });
+  AGT_CHECK(answer.has_value());  // an inline runner answers before Post returns
+  return std::move(*answer);
+}
+
+void ActionService::Detach() {
+  if (options_.runner) options_.runner->Detach();
+  lanes_.clear();
+}
+
+ActionReply ActionService::Replay(const ActionRequest& req, bool* replayed) {
+  // A replay answers from the stored result, whatever the pane does now.
+  *replayed = true;
+  auto prior = store_->FindActionByRequest(req.type, req.request_ref);
+  if (!prior) {
+    if (prior.error().code == core::Err::kNotFound) *replayed = false;
+    return ErrorReply(prior.error());
+  }
+  rapidjson::Document meta;
+  if (!core::ParseJson(prior->metadata_json, &meta) || !meta.IsObject() || !meta.HasMember("payload_hash"))
+    return ErrorReply(Fail(core::Err::kStore, "action " + prior->action_id + " has unreadable metadata"));
+  if (meta["payload_hash"].GetString() != req.payload_hash)
+    return ErrorReply(Fail(core::Err::kIdempotencyConflict, "request_ref '" + req.request_ref +
+                                                                "' was used by action " + prior->action_id +
+                                                                " with a different payload"));
+  if (!meta.HasMember("response") || !meta.HasMember("status"))
+    return ErrorReply(Fail(core::Err::kIdempotencyConflict,
+                           "action " + prior->action_id + " with this request_ref has not finished"));
+  rapidjson::Value& resp = meta["response"];
+  resp.AddMember("replayed", true, meta.GetAllocator());
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  resp.Accept(w);
+  return {meta["status"].GetInt(), "application/json", std::string(sb.GetString(), sb.GetSize()) + "\n"};
 }
 
 core::Result<PaneRow> ActionService::Resolve(const std::string& text) const {
@@ -137,86 +198,124 @@ core::Result<PaneRow> ActionService::Resolve(const std::string& text) const {
   return std::move(found[0]);
 }
 
-ActionReply ActionService::Execute(ActionRequest req) {
+namespace {
+
+/// The pane's snapshot as of `now`, not yet tied to an action.
+state::ActionSnapshotRow TakeSnapshot(const PaneRow& row, core::TimeNs now, core::TimeNs ttl) {
+  state::ActionSnapshotRow snap;
+  snap.snapshot_id = core::NewUlid(now);
+  snap.target_id = row.target;
+  snap.pane_id = row.pane_id;
+  snap.runtime_id = row.agent ? row.runtime_id : "";
+  snap.state_version = row.agent ? row.st.state_version : 0;
+  snap.observed_at = now;
+  snap.expires_at = now + ttl;
+  snap.nonce = Nonce(now);
+  return snap;
+}
+
+}  // namespace
+
+ActionReply ActionService::Snapshot(const PaneRow& row) {
+  state::ActionSnapshotRow snap = TakeSnapshot(row, clock_.Now(), options_.snapshot_ttl);
+  if (auto st = store_->InsertActionSnapshot(snap); !st) return ErrorReply(st.error());
+  JsonOut j;
+  j.BeginObject().Key("schema_version").Int(1).Key("snapshot_id").Str(snap.snapshot_id);
+  j.Key("target").Str(row.target).Key("pane_id").Str(row.pane_id);
+  j.Key("runtime_id").Str(snap.runtime_id).Key("state_version").Int(snap.state_version);
+  j.Key("state").Str(row.agent ? core::StateName(row.st.signal.state) : "unknown");
+  if (row.agent && core::NeedsAction(row.st.signal.state)) {
+    // What `respond` guards on: the choices as the state saw them (the
+    // same "waiting" object as a pane item's).
+    j.Key("waiting");
+    WriteWaiting(j, row.st.signal.detail);
+  }
+  j.Key("observed_at").Time(snap.observed_at).Key("expires_at").Time(snap.expires_at);
+  j.Key("nonce").Str(snap.nonce).EndObject();
+  return {200, "application/json", j.Take() + "\n"};
+}
+
+void ActionService::StartNext(const std::string& lane) {
+  while (!busy_.count(lane)) {
+    auto it = lanes_.find(lane);
+    if (it == lanes_.end()) return;
+    if (it->second.empty()) {
+      lanes_.erase(it);
+      return;
+    }
+    Queued q = std::move(it->second.front());
+    it->second.pop_front();
+    busy_.insert(lane);
+    if (Begin(lane, q)) return;  // its worker ends it (End)
+  }
+}
+
+bool ActionService::Begin(const std::string& lane, Queued& q) {
+  std::string ref_key = q.req.request_ref.empty() ? "" : q.req.type + '\x1f' + q.req.request_ref;
+  auto release = [&] {
+    busy_.erase(lane);
+    if (!ref_key.empty()) in_flight_.erase(ref_key);
+  };
+  // Resolved again: the pane may have changed while the action waited.
+  auto row = Resolve(q.req.ref);
+  if (!row) {
+    release();
+    q.reply(ErrorReply(row.error()));
+    return false;
+  }
   core::TimeNs now = clock_.Now();
-  bool snapshot_only = req.type == "snapshot";
-  // A replay answers from the stored result, whatever the pane does now.
-  if (!req.request_ref.empty() && !snapshot_only) {
-    auto prior = store_->FindActionByRequest(req.type, req.request_ref);
-    if (prior) {
-      rapidjson::Document meta;
-      if (!core::ParseJson(prior->metadata_json, &meta) || !meta.IsObject() || !meta.HasMember("payload_hash"))
-        return ErrorReply(Fail(core::Err::kStore, "action " + prior->action_id + " has unreadable metadata"));
-      if (meta["payload_hash"].GetString() != req.payload_hash)
-        return ErrorReply(Fail(core::Err::kIdempotencyConflict,
-                               "request_ref '" + req.request_ref + "' was used by action " + prior->action_id +
-                                   " with a different payload"));
-      if (!meta.HasMember("response") || !meta.HasMember("status"))
-        return ErrorReply(Fail(core::Err::kIdempotencyConflict,
-                               "action " + prior->action_id + " with this request_ref has not finished"));
-      rapidjson::Value& resp = meta["response"];
-      resp.AddMember("replayed", true, meta.GetAllocator());
-      rapidjson::StringBuffer sb;
-      rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-      resp.Accept(w);
-      return {meta["status"].GetInt(), "application/json", std::string(sb.GetString(), sb.GetSize()) + "\n"};
-    } else if (prior.error().code != core::Err::kNotFound) {
-      return ErrorReply(prior.error());
-    }
+  auto run = std::make_shared<Run>();
+  run->req = std::move(q.req);
+  run->snap = TakeSnapshot(*row, now, options_.snapshot_ttl);
+  run->action.action_id = core::NewUlid(now);
+  run->action.action_type = run->req.type;
+  run->action.request_ref = run->req.request_ref.empty() ? run->action.action_id : run->req.request_ref;
+  run->req.request_ref = run->action.request_ref;
+  run->action.target_id = row->target;
+  run->action.pane_id = row->pane_id;
+  run->action.runtime_id = run->snap.runtime_id;
+  run->action.requested_at = now;
+  run->action.metadata_json = "{\"payload_hash\":\"" + run->req.payload_hash + "\"}";
+  run->snap.action_id = run->action.action_id;
+  core::Status recorded = store_->InsertAction(run->action);
+  if (recorded) recorded = store_->InsertActionSnapshot(run->snap);
+  if (!recorded) {
+    release();
+    q.reply(ErrorReply(recorded.error()));
+    return false;
   }
-  // Ref errors come before anything is recorded: there is no pane to act on.
-  auto row = Resolve(req.ref);
-  if (!row) return ErrorReply(row.error());
+  run->extra.BeginObject();
+  Audit(*run, "action_requested",
+        "ref=" + run->req.ref + " runtime=" + run->snap.runtime_id + " state_version=" +
+            std::to_string(run->snap.state_version));
 
-  Run run;
-  run.req = std::move(req);
-  run.snap.snapshot_id = core::NewUlid(now);
-  run.snap.target_id = row->target;
-  run.snap.pane_id = row->pane_id;
-  run.snap.runtime_id = row->agent ? row->runtime_id : "";
-  run.snap.state_version = row->agent ? row->st.state_version : 0;
-  run.snap.observed_at = now;
-  run.snap.expires_at = now + options_.snapshot_ttl;
-  run.snap.nonce = Nonce(now);
-  if (snapshot_only) {
-    if (auto st = store_->InsertActionSnapshot(run.snap); !st) return ErrorReply(st.error());
-    JsonOut j;
-    j.BeginObject().Key("schema_version").Int(1).Key("snapshot_id").Str(run.snap.snapshot_id);
-    j.Key("target").Str(row->target).Key("pane_id").Str(row->pane_id);
-    j.Key("runtime_id").Str(run.snap.runtime_id).Key("state_version").Int(run.snap.state_version);
-    j.Key("state").Str(row->agent ? core::StateName(row->st.signal.state) : "unknown");
-    if (row->agent && core::NeedsAction(row->st.signal.state)) {
-      // What `respond` guards on: the choices as the state saw them (the
-      // same "waiting" object as a pane item's).
-      j.Key("waiting");
-      WriteWaiting(j, row->st.signal.detail);
-    }
-    j.Key("observed_at").Time(run.snap.observed_at).Key("expires_at").Time(run.snap.expires_at);
-    j.Key("nonce").Str(run.snap.nonce).EndObject();
-    return {200, "application/json", j.Take() + "\n"};
+  TargetExecutor* ex = nullptr;
+  core::Status outcome = CheckSnapshot(*run, *row);
+  if (outcome) outcome = CheckGuards(*run, *row);
+  if (outcome) outcome = Prepare(*run, *row, &ex);
+  if (!outcome || !ex) {
+    ActionReply r = Finish(*run, outcome);
+    release();
+    q.reply(std::move(r));
+    return false;
   }
+  ActionReplyFn reply = std::move(q.reply);
+  auto runner = options_.runner;
+  runner->Submit(
+      [this, run, row = std::move(*row), ex] {
+        if (auto st = Perform(*run, row, *ex); !st) run->failed = st.error();
+      },
+      [this, run, lane, ref_key, reply = std::move(reply)] { End(lane, ref_key, *run, reply); });
+  return true;
+}
 
-  run.action.action_id = core::NewUlid(now);
-  run.action.action_type = run.req.type;
-  run.action.request_ref = run.req.request_ref.empty() ? run.action.action_id : run.req.request_ref;
-  run.req.request_ref = run.action.request_ref;
-  run.action.target_id = row->target;
-  run.action.pane_id = row->pane_id;
-  run.action.runtime_id = run.snap.runtime_id;
-  run.action.requested_at = now;
-  run.action.metadata_json = "{\"payload_hash\":\"" + run.req.payload_hash + "\"}";
-  run.snap.action_id = run.action.action_id;
-  if (auto st = store_->InsertAction(run.action); !st) return ErrorReply(st.error());
-  if (auto st = store_->InsertActionSnapshot(run.snap); !st) return ErrorReply(st.error());
-  run.extra.BeginObject();
-  Audit(run, "action_requested",
-        "ref=" + run.req.ref + " runtime=" + run.snap.runtime_id + " state_version=" +
-            std::to_string(run.snap.state_version));
-
-  core::Status outcome = CheckSnapshot(run, *row);
-  if (outcome) outcome = CheckGuards(run, *row);
-  if (outcome) outcome = Perform(run, *row);
-  return Finish(run, outcome);
+void ActionService::End(const std::string& lane, const std::string& ref_key, Run& run, const ActionReplyFn& reply) {
+  core::Status outcome = run.failed ? core::Status(*run.failed) : core::Ok();
+  ActionReply r = Finish(run, outcome);
+  busy_.erase(lane);
+  if (!ref_key.empty()) in_flight_.erase(ref_key);
+  reply(std::move(r));
+  StartNext(lane);
 }
 
 core::Status ActionService::CheckSnapshot(Run& run, const PaneRow& row) {
@@ -268,9 +367,10 @@ core::Status ActionService::CheckGuards(const Run& run, const PaneRow& row) cons
   return core::Ok();
 }
 
-core::Status ActionService::Perform(Run& run, const PaneRow& row) {
+core::Status ActionService::Prepare(Run& run, const PaneRow& row, TargetExecutor** ex) {
   const TargetStatus* target = world_->FindTarget(row.target);
   if (!target) return Fail(core::Err::kRefNotFound, "target '" + row.target + "' was removed");
+  run.tmux = TmuxArgv(*target);
   if (run.req.type == "send") {
     std::string typed = run.req.text;
     for (const auto& k : run.req.keys) typed += (typed.empty() ? "" : " ") + k;
@@ -283,22 +383,28 @@ core::Status ActionService::Perform(Run& run, const PaneRow& row) {
       return Fail(core::Err::kPolicyBlocked, "the text matches " + run.policy.rule + " (" + run.policy.pattern +
                                                  "); nothing was sent (allow_dangerous overrides)");
   }
+  // kill(2) and printing a command are done here: no tmux, no waiting.
   if (run.req.type == "kill" && run.req.mode == "signal") return DoKill(run, row, nullptr);
-  TargetExecutor* ex = world_->Executor(*target);
+  TargetExecutor* executor = world_->Executor(*target);
   // Attaching to a remote pane runs nothing here: it prints the command.
-  if (run.req.type == "attach" && target->spec.kind != "local") return DoAttach(run, row, *target, ex);
-  if (!ex) return Fail(core::Err::kUnsupported, "target '" + row.target + "' (" + target->spec.kind +
-                                                    ") cannot run actions from this daemon");
-  if (run.req.type == "send") return DoSend(run, row, *ex);
-  if (run.req.type == "respond") return DoRespond(run, row, *ex);
-  if (run.req.type == "view-output") return DoViewOutput(run, row, *ex);
-  if (run.req.type == "kill") return DoKill(run, row, ex);
-  return DoAttach(run, row, *target, ex);
+  if (run.req.type == "attach" && target->spec.kind != "local") return DoAttach(run, row, *target, executor);
+  if (!executor) return Fail(core::Err::kUnsupported, "target '" + row.target + "' (" + target->spec.kind +
+                                                          ") cannot run actions from this daemon");
+  run.target = *target;
+  *ex = executor;
+  return core::Ok();
+}
+
+core::Status ActionService::Perform(Run& run, const PaneRow& row, TargetExecutor& ex) {
+  if (run.req.type == "send") return DoSend(run, row, ex);
+  if (run.req.type == "respond") return DoRespond(run, row, ex);
+  if (run.req.type == "view-output") return DoViewOutput(run, row, ex);
+  if (run.req.type == "kill") return DoKill(run, row, &ex);
+  return DoAttach(run, row, run.target, &ex);
 }
 
 core::Status ActionService::DoSend(Run& run, const PaneRow& row, TargetExecutor& ex) {
-  const TargetStatus* target = world_->FindTarget(row.target);
-  std::vector<std::string> tmux = TmuxArgv(*target);
+  const std::vector<std::string>& tmux = run.tmux;
   const ActionRequest& q = run.req;
   const std::string& pane = row.pane_id;
   std::string method = "none";
@@ -348,7 +454,7 @@ core::Status ActionService::DoViewOutput(Run& run, const PaneRow& row, TargetExe
                                    "-" + std::to_string(run.req.lines)};
   if (run.req.escapes) args.insert(args.begin() + 1, "-e");
   std::string out;
-  if (auto st = RunTmux(ex, TmuxArgv(*world_->FindTarget(row.target)), args, &out); !st) return st;
+  if (auto st = RunTmux(ex, run.tmux, args, &out); !st) return st;
   out = TrimRight(std::move(out));
   // Keep the last `lines` lines (capture-pane adds the visible screen).
   size_t pos = out.size();
@@ -360,7 +466,7 @@ core::Status ActionService::DoViewOutput(Run& run, const PaneRow& row, TargetExe
 
 core::Status ActionService::DoKill(Run& run, const PaneRow& row, TargetExecutor* ex) {
   if (run.req.mode == "key") {
-    if (auto st = RunTmux(*ex, TmuxArgv(*world_->FindTarget(row.target)), {"send-keys", "-t", row.pane_id, "C-c"}); !st)
+    if (auto st = RunTmux(*ex, run.tmux, {"send-keys", "-t", row.pane_id, "C-c"}); !st)
       return st;
     run.extra.Key("mode").Str("key").Key("key").Str("C-c");
     Audit(run, "action_killed", "mode=key key=C-c");
@@ -432,22 +538,23 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
 }
 
 void ActionService::Audit(Run& run, std::string_view event_type, const std::string& detail) {
-  core::TimeNs now = clock_.Now();
-  core::Event e;
-  e.event_id = core::NewUlid(now);
-  e.event_type = std::string(event_type);
-  e.source = core::Source::kPoller;
-  e.dedupe_key = "action:" + run.action.action_id + ":" + std::to_string(run.event_seq++);
-  e.event_time = now;
-  e.ingested_at = now;
-  e.target_id = run.action.target_id;
-  e.pane_id = run.action.pane_id;
+  state::ActionEventRow e;
   e.action_id = run.action.action_id;
-  e.raw_payload = detail;
-  state::Effects fx;
-  fx.disposition = state::Disposition::kApplied;
-  fx.stored_event = std::move(e);
-  (void)store_->Commit(fx, now);  // the audit is best effort; the action row holds the outcome
+  e.seq = run.event_seq++;
+  e.event_type = std::string(event_type);
+  e.detail = detail;
+  auto write = [this, e = std::move(e)]() mutable {
+    e.event_time = clock_.Now();
+    e.event_id = core::NewUlid(e.event_time);
+    (void)store_->InsertActionEvent(e);  // the audit is best effort; the action row holds the outcome
+  };
+  // The store is the loop's: a worker's audit goes there first (and is
+  // written before the action's answer, which follows it on the loop).
+  if (std::this_thread::get_id() == loop_thread_) {
+    write();
+  } else {
+    options_.runner->ToLoop(std::move(write));
+  }
 }
 
 ActionReply ActionService::Finish(Run& run, const core::Status& outcome) {
@@ -515,11 +622,11 @@ ActionReply ActionService::Get(const std::string& action_id) {
     }
   }
   j.Key("events").BeginArray();
-  if (auto evs = store_->EventsForAction(action_id)) {
-    for (const core::Event& e : *evs) {
+  if (auto evs = store_->ActionEvents(action_id)) {
+    for (const state::ActionEventRow& e : *evs) {
       j.BeginObject().Key("event_id").Str(e.event_id).Key("event_type").Str(e.event_type);
       j.Key("action_id").Str(e.action_id).Key("event_time").Time(e.event_time);
-      j.Key("detail").Str(e.raw_payload).EndObject();
+      j.Key("detail").Str(e.detail).EndObject();
     }
   }
   j.EndArray().EndObject();

@@ -17,6 +17,7 @@
 #include "aggregator/daemon/daemon_config.h"
 #include "aggregator/daemon/instance_lock.h"
 #include "aggregator/daemon/spool_drain.h"
+#include "aggregator/actions/action_api.h"
 #include "aggregator/http/api.h"
 #include "aggregator/http/http_server.h"
 #include "libagtcore/clock.h"
@@ -268,6 +269,7 @@ int RunDaemon(const DaemonOptions& opt) {
   // the daemon's own signals and timers, embedded in `d`. The loop runs the
   // close callbacks; only then may the server go, since a connection's
   // close callback uses it.
+  StopActions(d.core.get());  // no action may reach the loop, the store or the core after this
   d.server->CloseAll();
   d.core.reset();
   // The collectors just told their tmux control clients to exit; their

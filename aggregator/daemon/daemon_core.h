@@ -110,6 +110,8 @@ class DaemonCore final : public CollectorSink {
   ViewSources sources() const { return {&topologies_, backend_.core.get(), &targets_}; }
   TargetRegistry& targets() { return targets_; }
   const StateCore& state() const { return *backend_.core; }
+  /// The loop this core runs on (the action service hands work back to it).
+  uv_loop_t* loop() const { return loop_; }
   const Persistence& persistence() const { return *backend_.persistence; }
   Persistence& persistence_mut() { return *backend_.persistence; }
   WatchHub& watch() { return *watch_; }

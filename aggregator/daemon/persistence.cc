@@ -8,6 +8,10 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 
 #include "aggregator/daemon/persistence.h"
@@ -37,6 +41,7 @@ class StorePersistence final : public Persistence {
 
   core::Status Flush() override { return store_->Checkpoint(); }
   const char* name() const override { return "sqlite"; }
+  state::Store* store() override { return store_.get(); }
   core::Result<state::RetentionReport> RunRetention(core::TimeNs now,
                                                     const state::RetentionOptions& o) override {
     return store_->RunRetention(now, o);
@@ -46,6 +51,31 @@ class StorePersistence final : public Persistence {
   std::unique_ptr<state::Store> store_;
   std::vector<const state::Effects*> effects_;  // reused per Commit
 };
+
+/// An older agtmuxd kept the action audit in its own <state_dir>/actions.db:
+/// its rows are copied into agtmux.db once, then the file (and its WAL) is
+/// renamed to actions.db.imported, never deleted. A failed import leaves
+/// the file where it is, to be tried again at the next start.
+void ImportOldActionStore(const std::string& state_dir, state::Store& store) {
+  const std::string old = state_dir + "/actions.db";
+  std::error_code ec;
+  if (!std::filesystem::exists(old, ec)) return;
+  auto log = spdlog::get("agtmuxd");
+  auto n = store.ImportActionStore(old);
+  if (!n.ok()) {
+    if (log) log->warn("could not import {} into agtmux.db (kept, tried again at the next start): {}", old,
+                       n.error().ToString());
+    return;
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::string from = old + suffix;
+    if (!std::filesystem::exists(from, ec)) continue;
+    if (std::rename(from.c_str(), (old + ".imported" + suffix).c_str()) != 0 && log)
+      log->warn("imported {} but could not rename {}: {}", old, from, std::strerror(errno));
+  }
+  if (log) log->info("imported {} action(s) with their snapshots and audit events from {} into agtmux.db; "
+                     "the old file is now {}.imported", *n, old, old);
+}
 
 }  // namespace
 
@@ -65,10 +95,14 @@ core::Result<Backend> CreateBackend(const BackendOptions& options) {
   so.durability = options.fast_durability ? state::Durability::kNormal : state::Durability::kFull;
   so.skew_budget = options.engine.skew_budget;
   // DaemonCore::Ingest redacted every event before the engine saw it
-  // (docs/store.md, Redaction); this store holds no action metadata.
+  // (docs/store.md, Redaction); the store redacts the action audit (its
+  // metadata and event details) with the same rules.
   so.events_redacted = true;
+  if (auto r = core::Redactor::LoadBuiltin(); r.ok())
+    so.redact = state::PatternRedactor(std::make_shared<const core::Redactor>(std::move(*r)));
   auto store = state::Store::Open(std::move(so));
   if (!store.ok()) return store.error();
+  ImportOldActionStore(options.state_dir, **store);
   Backend b;
   b.core = CreateStateCore(options.engine);
   b.persistence = std::make_unique<StorePersistence>(std::move(*store));

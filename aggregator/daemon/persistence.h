@@ -37,6 +37,9 @@ class Persistence {
   virtual core::Result<state::RetentionReport> RunRetention(core::TimeNs now,
                                                             const state::RetentionOptions& options) = 0;
   virtual const char* name() const = 0;
+  /// The SQLite store, for the action service's audit rows (loop thread
+  /// only); null when there is none (a fake).
+  virtual state::Store* store() { return nullptr; }
 };
 
 struct Backend {

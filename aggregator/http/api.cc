@@ -28,6 +28,11 @@ HttpResponse Error(int status, core::Err code, std::string message) {
 class Api {
  public:
   explicit Api(ApiContext ctx) : ctx_(std::move(ctx)) {}
+  // The server (and with it this handler) goes before the loop is closed:
+  // no action may reach the loop after that.
+  ~Api() { StopActions(ctx_.core); }
+  Api(const Api&) = delete;
+  Api& operator=(const Api&) = delete;
 
   void Handle(const HttpRequest& req, Exchange& ex) {
     const std::string& p = req.path;

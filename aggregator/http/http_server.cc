@@ -81,6 +81,7 @@ struct HttpServer::Impl {
 };
 
 class ConnStream;
+class ConnDeferred;
 
 struct Conn {
   HttpServer::Impl* server;
@@ -91,9 +92,12 @@ struct Conn {
   bool close_after_write = false;
   bool streaming = false;
   bool read_paused = false;   // backpressure: answers queued over the bound
+  bool awaiting = false;      // a complete request whose answer is deferred
+  bool held = false;          // reading stopped while awaiting: bytes after the request are held
   uint64_t phase_start = 0;   // loop ms when the current request (or idle time) began
   uint64_t completed = 0;     // requests answered
   std::shared_ptr<ConnStream> stream;
+  std::shared_ptr<ConnDeferred> deferred;  // the promised answer, while it is owed
 
   uv_stream_t* s() { return reinterpret_cast<uv_stream_t*>(&pipe); }
   size_t queued() { return uv_stream_get_write_queue_size(s()); }
@@ -135,7 +139,32 @@ struct Conn {
   void Consume(std::string_view data);
   void AfterParse(bool ok, bool was_in_request, uint64_t completed_before);
   void OnWritten();
+  void AnswerDeferred(const HttpResponse& r, bool keep_alive);
+  void MaybeResume();
   static void OnTimer(uv_timer_t* t);
+};
+
+/// The answer a handler owes. The connection holds it while it is owed and
+/// detaches it when it closes first, so a late Reply finds no connection
+/// and is dropped: the handler's copy never points at a freed connection.
+class ConnDeferred final : public DeferredReply {
+ public:
+  ConnDeferred(Conn* c, bool keep_alive) : conn_(c), keep_alive_(keep_alive) {}
+  void Reply(HttpResponse response) override {
+    if (answered_) return;
+    answered_ = true;
+    if (Conn* c = conn_) {
+      conn_ = nullptr;
+      c->AnswerDeferred(response, keep_alive_);
+    }
+  }
+  bool closed() const override { return conn_ == nullptr; }
+  void Detach() { conn_ = nullptr; }
+
+ private:
+  Conn* conn_;
+  bool keep_alive_;
+  bool answered_ = false;
 };
 
 class ConnStream final : public ChunkedStream {
@@ -187,6 +216,10 @@ void Conn::Close() {
     auto st = std::move(stream);
     st->Detach();
   }
+  if (deferred) {
+    auto d = std::move(deferred);
+    d->Detach();  // its answer, when it comes, is dropped
+  }
   // A shutdown request still pending is called back (cancelled) before the
   // close callbacks, while the connection still exists.
   uv::CloseAll({uv::AsHandle(&timer), uv::AsHandle(&pipe)}, [this] {
@@ -198,6 +231,10 @@ void Conn::Close() {
 
 void Conn::ArmTimer() {
   if (closing || streaming || close_after_write) return;
+  if (awaiting) {
+    uv_timer_stop(&timer);  // the handler bounds its own time
+    return;
+  }
   const ServerOptions& o = server->options;
   int64_t limit = o.idle_timeout_ms;
   if (parser->InHeaders()) {
@@ -241,7 +278,15 @@ void Conn::StartReading() {
         }
         if (n == 0 || c->closing || c->close_after_write) return;
         if (c->streaming) return;  // a watch client has nothing more to say
+        const bool was_awaiting = c->awaiting;
         c->Consume(std::string_view(buf->base, static_cast<size_t>(n)));
+        if (was_awaiting && c->awaiting && !c->closing && !c->held) {
+          // Bytes after the deferred request: the parser holds them and the
+          // connection reads no more until the answer is sent. (Until then
+          // it reads on, so a client that hangs up is seen at once.)
+          c->held = true;
+          uv_read_stop(c->s());
+        }
       });
 }
 
@@ -270,11 +315,38 @@ void Conn::OnWritten() {
   if (closing || close_after_write || streaming || !read_paused) return;
   if (queued() > server->options.max_write_queue / 2) return;
   read_paused = false;
+  MaybeResume();
+}
+
+// Parses what was held back (by backpressure or a deferred answer) once
+// neither holds any more, and reads again.
+void Conn::MaybeResume() {
+  if (closing || close_after_write || streaming || read_paused || awaiting) return;
   bool was = parser->InRequest();
   uint64_t before = completed;
   bool ok = parser->Resume();  // the held requests may pause it again
   AfterParse(ok, was, before);
-  if (!read_paused && !closing && !close_after_write && !streaming) StartReading();
+  if (!read_paused && !awaiting && !closing && !close_after_write && !streaming) {
+    held = false;
+    StartReading();
+  }
+}
+
+void Conn::AnswerDeferred(const HttpResponse& r, bool keep_alive) {
+  deferred.reset();
+  const bool was_awaiting = awaiting;
+  awaiting = false;
+  SendResponse(r, keep_alive && !server->shutting_down);
+  // Answered inside the handler: OnRequest goes on as for any answer.
+  if (!was_awaiting || closing || close_after_write) return;
+  phase_start = uv_now(server->loop);  // idle time starts now
+  if (queued() > server->options.max_write_queue) {
+    read_paused = true;  // backpressure as in OnRequest; OnWritten resumes
+    uv_read_stop(s());
+    return;
+  }
+  MaybeResume();
+  ArmTimer();
 }
 
 namespace {
@@ -286,6 +358,11 @@ class ConnExchange final : public Exchange {
     if (answered_) return;
     answered_ = true;
     conn_->SendResponse(response, keep_alive_ && !conn_->server->shutting_down);
+  }
+  std::shared_ptr<DeferredReply> Defer() override {
+    answered_ = true;
+    conn_->deferred = std::make_shared<ConnDeferred>(conn_, keep_alive_);
+    return conn_->deferred;
   }
   std::shared_ptr<ChunkedStream> Stream(int status, std::string_view content_type) override {
     answered_ = true;
@@ -315,6 +392,13 @@ void Conn::OnRequest(HttpRequest req) {
     ex.Reply(ErrorResponse(500, core::MakeError(core::Err::kInternal, "no response produced")));
   }
   ++completed;
+  if (deferred && !closing) {
+    // The answer comes later (AnswerDeferred): no request after this one
+    // is parsed until then, so answers stay in request order.
+    awaiting = true;
+    parser->PauseAfterThisRequest();
+    return;
+  }
   // Backpressure: a client that sends requests but does not read the
   // answers is not read either until they drain (OnWritten).
   if (!closing && !close_after_write && !streaming && queued() > server->options.max_write_queue) {
@@ -326,12 +410,14 @@ void Conn::OnRequest(HttpRequest req) {
 
 void HttpServer::Impl::MakeRoom(Conn* admitted) {
   // The connection that has waited longest in its current request or idle
-  // time goes; a watch stream only when nothing else can.
+  // time goes; one waiting for a deferred answer only when no other can,
+  // a watch stream only when nothing else can.
+  auto rank = [](const Conn* c) { return c->streaming ? 2 : c->awaiting ? 1 : 0; };
   Conn* victim = nullptr;
   for (Conn* c : conns) {
     if (c == admitted || c->closing) continue;
-    if (victim == nullptr || (victim->streaming && !c->streaming) ||
-        (victim->streaming == c->streaming && c->phase_start < victim->phase_start)) {
+    if (victim == nullptr || rank(c) < rank(victim) ||
+        (rank(c) == rank(victim) && c->phase_start < victim->phase_start)) {
       victim = c;
     }
   }
@@ -446,7 +532,7 @@ void HttpServer::Shutdown(std::function<void()> done) {
   for (Conn* c : copy) {
     if (c->streaming) {
       if (c->stream) c->stream->End();
-    } else if (!c->parser->InRequest()) {
+    } else if (!c->parser->InRequest() && !c->awaiting) {
       c->CloseAfterWrite();
     }
   }

@@ -4,7 +4,8 @@
 // write backpressure; docs/api.md, Limits), checks the peer's uid with
 // SO_PEERCRED, and turns every malformed request into a JSON error in the API's
 // error shape (docs/api.md, Errors). Handlers run on the loop thread and answer
-// at once, or open a chunked stream (watch) that outlives the call.
+// at once, defer their answer (an action that runs off the loop answers
+// later), or open a chunked stream (watch) that outlives the call.
 #pragma once
 
 #include <sys/types.h>
@@ -43,11 +44,27 @@ class ChunkedStream {
   virtual void OnClose(std::function<void()> cb) = 0;
 };
 
-/// What a handler answers with: either Reply once, or Stream.
+/// An answer promised by a handler that returned without one. Reply is
+/// called once, on the loop thread (work done elsewhere comes back to the
+/// loop first). After the client went away the answer is dropped; the
+/// connection reads no further request until it is answered.
+class DeferredReply {
+ public:
+  virtual ~DeferredReply() = default;
+  virtual void Reply(HttpResponse response) = 0;
+  /// True once the connection is gone (the answer would be dropped).
+  virtual bool closed() const = 0;
+};
+
+/// What a handler answers with: Reply once, Defer and answer later, or
+/// Stream.
 class Exchange {
  public:
   virtual ~Exchange() = default;
   virtual void Reply(HttpResponse response) = 0;
+  /// The handler answers later through the returned object (it may also
+  /// answer through it before returning).
+  virtual std::shared_ptr<DeferredReply> Defer() = 0;
   virtual std::shared_ptr<ChunkedStream> Stream(int status, std::string_view content_type) = 0;
 };
 
@@ -57,7 +74,9 @@ struct ServerOptions {
   RequestLimits limits;
   // Deadlines are absolute, counted from a request's first byte (reads do
   // not extend them): headers by header_timeout_ms, the whole request (body
-  // included) by request_timeout_ms; 0 means 6 x header_timeout_ms.
+  // included) by request_timeout_ms; 0 means 6 x header_timeout_ms. A
+  // request that was received whole and whose answer is deferred (an
+  // action) is past these deadlines: its handler bounds its own time.
   int64_t header_timeout_ms = 5000;
   int64_t request_timeout_ms = 0;
   int64_t idle_timeout_ms = 120000;   // an idle keep-alive connection is closed after this
@@ -67,8 +86,9 @@ struct ServerOptions {
   // At most this many connections, and never more than RLIMIT_NOFILE less
   // fd_reserve (the store, spool, logs, tmux and libuv need fds too). A new
   // connection beyond the cap closes the one that has waited longest in
-  // its current request or idle time (watch streams last), so a client can
-  // always get in.
+  // its current request or idle time (connections waiting for a deferred
+  // answer after the others, watch streams last), so a client can always
+  // get in.
   size_t max_connections = 256;
   size_t fd_reserve = 64;
   // Backpressure: a connection's requests are not read while more than

@@ -81,7 +81,7 @@ core::Result<ViewFilter> ParseViewFilter(const std::map<std::string, std::string
   if (auto it = q.find("session"); it != q.end()) f.session = it->second;
   if (auto it = q.find("state"); it != q.end()) {
     f.state = core::ParseState(it->second);
-    if (!f.state) return BadParam("state", "unknown state '" + it->second + "'");
+    if (!f.state) return BadParam("state", core::UnknownStateMessage(it->second));
   }
   if (auto it = q.find("agent"); it != q.end()) f.agent = it->second;
   for (auto [key, out] : {std::pair{"needs_action", &f.needs_action}, std::pair{"all", &f.all_panes},

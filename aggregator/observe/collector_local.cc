@@ -41,28 +41,23 @@ LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
                                const core::FileReader& files, AnalyzerFactory analyzers)
     : loop_(loop),
       options_(std::move(options)),
-      sink_(sink),
       clock_(clock),
       files_(files),
       instance_(core::NewUlid(clock.Now())),
-      poller_(options_.target_id, instance_, options_.poller, std::move(analyzers), sink),
-      runtimes_(options_.target_id, instance_),
+      step_(options_.target_id, options_.socket_path, instance_, options_.poller, std::move(analyzers), sink),
       feeds_(loop, ControlOptions(options_), [this](const std::string& pane_id) { OnOutput(pane_id); }),
       scan_timer_(loop),
       poll_timer_(loop),
       debounce_timer_(loop),
-      grace_timer_(loop),
-      scanner_(options_.target_id, options_.socket_path) {
+      grace_timer_(loop) {
   TmuxControlClient::Callbacks cb;
   cb.on_connected = [this] { OnConnected(); };
   cb.on_notification = [this](const ControlNotification& n) { OnNotification(n); };
   cb.on_disconnected = [this] { OnDisconnected(); };
   control_ = std::make_unique<TmuxControlClient>(loop_, ControlOptions(options_), cb);
-  topology_.target_id = options_.target_id;
-  topology_.socket_path = options_.socket_path;
   // A local server's agents are this machine's processes: their version
   // comes from their files (a readlink and a few small reads, once per runtime).
-  runtimes_.set_version_finder([](int64_t pid) {
+  step_.runtimes().set_version_finder([](int64_t pid) {
     auto v = core::AgentVersionFromProcess(pid);
     return v ? v->version : std::string();
   });
@@ -91,14 +86,13 @@ void LocalCollector::Stop() {
 
 void LocalCollector::PublishDownUnlessConnected() {
   if (control_->connected()) return;
-  Topology down;
-  down.target_id = options_.target_id;
-  down.socket_path = options_.socket_path;
-  Publish(std::move(down));
+  ScanStep::Hooks hooks;
+  hooks.before_publish = [this] { feeds_.Stop(); };
+  step_.ApplyServerDown(clock_.Now(), hooks);
 }
 
 core::Status LocalCollector::Probe() const {
-  if (control_->connected() || (published_ && !topology_.server_running)) return core::Ok();
+  if (control_->connected() || (step_.published() && !step_.topology().server_running)) return core::Ok();
   return core::MakeError(core::Err::kTargetUnreachable,
                          options_.target_id + ": no control client for " + options_.socket_path);
 }
@@ -129,9 +123,9 @@ void LocalCollector::OnNotification(const ControlNotification& n) {
 }
 
 void LocalCollector::OnOutput(const std::string& pane_id) {
-  if (!poller_.Watching(pane_id)) return;
+  if (!step_.poller().Watching(pane_id)) return;
   ++output_marks_;
-  poller_.MarkChanged(pane_id, clock_.Now());
+  step_.poller().MarkChanged(pane_id, clock_.Now());
   SchedulePoll();
 }
 
@@ -167,13 +161,15 @@ void LocalCollector::OnListPanes(const ControlReply& reply) {
     spdlog::warn("{}: {}", options_.target_id, records.error().ToString());
     return;
   }
-  const TimeNs now = clock_.Now();
-  PaneScanner::Result scan = scanner_.Scan(*records, files_);
-  for (auto& e : runtimes_.Update(scan.topology, scan.wrapped, scan.started, now)) sink_.OnEvent(std::move(e));
-  poller_.SetPanes(scan.polled, now);
-  feeds_.Update(FeedSessions(scan.topology, scan.polled, main_session_));
-  scanner_.MarkActivity(scan.topology, poller_, now, HeardPanes(scan.topology));
-  Publish(std::move(scan.topology));
+  ScanStep::Hooks hooks;
+  hooks.heard = [this](const PaneScanner::Result& scan) {
+    // Feed clients follow the sessions the scan found agents in; the
+    // sessions heard whole since the last read spare their panes the
+    // activity marks.
+    feeds_.Update(FeedSessions(scan.topology, scan.polled, main_session_));
+    return HeardPanes(scan.topology);
+  };
+  step_.Apply(*records, files_, clock_.Now(), hooks);
   SchedulePoll();
 }
 
@@ -193,22 +189,8 @@ std::set<std::string> LocalCollector::HeardPanes(const Topology& topology) {
   return panes;
 }
 
-void LocalCollector::Publish(Topology t) {
-  if (!t.server_running) {
-    scanner_.Reset();
-    const TimeNs now = clock_.Now();
-    for (auto& e : runtimes_.Update(t, {}, {}, now)) sink_.OnEvent(std::move(e));
-    poller_.SetPanes({}, now);
-    feeds_.Stop();
-  }
-  if (published_ && t == topology_) return;
-  topology_ = std::move(t);
-  published_ = true;
-  sink_.OnTopology(topology_);
-}
-
 void LocalCollector::SchedulePoll() {
-  const TimeNs deadline = control_->connected() ? poller_.NextDeadline() : 0;
+  const TimeNs deadline = control_->connected() ? step_.poller().NextDeadline() : 0;
   if (deadline == 0) {
     poll_timer_.Stop();
     return;
@@ -218,15 +200,16 @@ void LocalCollector::SchedulePoll() {
 
 void LocalCollector::RunPoll() {
   const TimeNs now = clock_.Now();
-  poller_.Tick(now);
+  Poller& poller = step_.poller();
+  poller.Tick(now);
   if (control_->connected()) {
-    for (const auto& id : poller_.TakeDueCaptures(now)) {
+    for (const auto& id : poller.TakeDueCaptures(now)) {
       bool sent = control_->Send("capture-pane -p -t " + id, [this, id](const ControlReply& r) {
-        if (r.ok) poller_.OnCapture(id, r.text, clock_.Now());
-        else poller_.CaptureFailed(id);
+        if (r.ok) step_.poller().OnCapture(id, r.text, clock_.Now());
+        else step_.poller().CaptureFailed(id);
         SchedulePoll();
       });
-      if (!sent) poller_.CaptureFailed(id);
+      if (!sent) poller.CaptureFailed(id);
     }
   }
   SchedulePoll();

@@ -23,10 +23,9 @@
 #include <string>
 
 #include "aggregator/observe/collector.h"
-#include "aggregator/observe/collector_runtimes.h"
 #include "aggregator/observe/loop_timer.h"
-#include "aggregator/observe/pane_scan.h"
 #include "aggregator/observe/poller.h"
+#include "aggregator/observe/scan_step.h"
 #include "aggregator/observe/session_feeds.h"
 #include "aggregator/observe/tmux_control_client.h"
 #include "libagtcore/clock.h"
@@ -64,7 +63,7 @@ class LocalCollector {
   void Stop();
 
   /// The last topology sent to the sink.
-  const Topology& topology() const { return topology_; }
+  const Topology& topology() const { return step_.topology(); }
   /// Sets the tmux user options @agtmux_state and @agtmux_source on a pane
   /// (for pane-border-format); false when not connected.
   bool SetPaneOptions(const std::string& pane_id, core::State state, core::Source source);
@@ -74,7 +73,7 @@ class LocalCollector {
   /// running; E_TARGET_UNREACHABLE when tmux cannot be started at all.
   core::Status Probe() const;
 
-  const Poller& poller() const { return poller_; }
+  const Poller& poller() const { return step_.poller(); }
   const TmuxControlClient& control() const { return *control_; }
   /// The feed clients of the sessions the main client does not see.
   const SessionFeeds& feeds() const { return feeds_; }
@@ -90,7 +89,6 @@ class LocalCollector {
   void OnOutput(const std::string& pane_id);
   void OnDisconnected();
   void OnListPanes(const ControlReply& reply);
-  void Publish(Topology topology);
   void SchedulePoll();
   void RunPoll();
   void ScheduleRefresh();
@@ -101,7 +99,6 @@ class LocalCollector {
 
   uv_loop_t* loop_;
   LocalCollectorOptions options_;
-  CollectorSink& sink_;
   const core::Clock& clock_;
   const core::FileReader& files_;
   std::string instance_;
@@ -110,11 +107,8 @@ class LocalCollector {
   /// Sessions whose %output reached us at the last topology read: session id
   /// -> the connection (the main client's is negative).
   std::map<std::string, int64_t> heard_;
-  Poller poller_;
-  RuntimeTracker runtimes_;
+  ScanStep step_;
   SessionFeeds feeds_;
-  Topology topology_;
-  bool published_ = false;
 
   LoopTimer scan_timer_;
   LoopTimer poll_timer_;
@@ -124,8 +118,6 @@ class LocalCollector {
   bool refresh_again_ = false;
   int64_t topology_reads_ = 0;
   int64_t output_marks_ = 0;
-
-  PaneScanner scanner_;
 };
 
 }  // namespace agt::agg

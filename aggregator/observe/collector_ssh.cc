@@ -236,9 +236,7 @@ SshCollector::SshCollector(uv_loop_t* loop, SshCollectorOptions options, std::un
       sink_(sink),
       clock_(clock),
       instance_(core::NewUlid(clock.Now())),
-      poller_(options_.target_id, instance_, options_.poller, std::move(analyzers), sink),
-      runtimes_(options_.target_id, instance_),
-      scanner_(options_.target_id, options_.socket_path) {
+      step_(options_.target_id, options_.socket_path, instance_, options_.poller, std::move(analyzers), sink) {
   timer_ = new uv_timer_t;
   uv_timer_init(loop_, timer_);
   timer_->data = this;
@@ -272,8 +270,8 @@ void SshCollector::StartScan() {
   scan->tmux = {"tmux", "-u"};
   if (!options_.socket_path.empty()) scan->tmux.insert(scan->tmux.end(), {"-S", options_.socket_path});
   const TimeNs now = clock_.Now();
-  poller_.Tick(now);
-  scan->capture_panes = poller_.TakeDueCaptures(now);
+  step_.poller().Tick(now);
+  scan->capture_panes = step_.poller().TakeDueCaptures(now);
   scan->nonce = core::NewUlid(now);
   in_flight_ = scan;
   uv_queue_work(
@@ -289,7 +287,7 @@ void SshCollector::Finish(Scan& scan) {
   ++scans_;
   const TimeNs now = clock_.Now();
   if (!scan.status) {
-    for (const auto& p : scan.capture_panes) poller_.CaptureFailed(p);
+    for (const auto& p : scan.capture_panes) step_.poller().CaptureFailed(p);
     if (auto changed = health_.Failure(now)) {
       spdlog::warn("{}: {}: {}", options_.target_id, core::TargetHealthName(*changed), scan.status.error().ToString());
       sink_.OnEvent(MakeHealthEvent(options_.target_id, *changed, instance_, ++health_seq_, now,
@@ -306,33 +304,23 @@ void SshCollector::Finish(Scan& scan) {
   }
   if (!scan.failure.empty()) spdlog::debug("{}: {}", options_.target_id, scan.failure);
 
-  Topology topology;
+  // The captures were taken before the scan: the poller gets them once it
+  // watches the scan's panes (a pane no longer watched ignores its capture).
+  ScanStep::Hooks hooks;
+  hooks.before_publish = [&] {
+    for (const auto& p : scan.capture_panes) {
+      auto it = scan.captures.find(p);
+      if (it != scan.captures.end()) step_.poller().OnCapture(p, it->second, now);
+      else step_.poller().CaptureFailed(p);
+    }
+  };
   if (!scan.server_running) {
-    scanner_.Reset();
-    topology.target_id = options_.target_id;
-    topology.socket_path = options_.socket_path;
-    topology.server_running = false;
-    for (auto& e : runtimes_.Update(topology, {}, {}, now)) sink_.OnEvent(std::move(e));
-    poller_.SetPanes({}, now);
-  } else {
-    core::MemoryFileReader files;  // the remote /proc, as the snapshot read it
-    files.files = std::move(scan.proc);
-    PaneScanner::Result r = scanner_.Scan(scan.records, files);
-    for (auto& e : runtimes_.Update(r.topology, r.wrapped, r.started, now)) sink_.OnEvent(std::move(e));
-    poller_.SetPanes(r.polled, now);
-    scanner_.MarkActivity(r.topology, poller_, now);
-    topology = std::move(r.topology);
+    step_.ApplyServerDown(now, hooks);
+    return;
   }
-  for (const auto& p : scan.capture_panes) {
-    auto it = scan.captures.find(p);
-    if (it != scan.captures.end()) poller_.OnCapture(p, it->second, now);
-    else poller_.CaptureFailed(p);
-  }
-  if (!published_ || topology != topology_) {
-    topology_ = std::move(topology);
-    published_ = true;
-    sink_.OnTopology(topology_);
-  }
+  core::MemoryFileReader files;  // the remote /proc, as the snapshot read it
+  files.files = std::move(scan.proc);
+  step_.Apply(scan.records, files, now, hooks);
 }
 
 }  // namespace agt::agg

@@ -25,9 +25,8 @@
 
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/collector_health.h"
-#include "aggregator/observe/collector_runtimes.h"
-#include "aggregator/observe/pane_scan.h"
 #include "aggregator/observe/poller.h"
+#include "aggregator/observe/scan_step.h"
 #include "aggregator/targets/ssh_executor.h"
 #include "aggregator/targets/target_executor.h"
 #include "libagtcore/clock.h"
@@ -77,7 +76,7 @@ class SshCollector {
   /// then dropped (the executor lives until it has).
   void Stop();
 
-  const Topology& topology() const { return topology_; }
+  const Topology& topology() const { return step_.topology(); }
   int64_t scans() const { return scans_; }
 
  private:
@@ -91,11 +90,7 @@ class SshCollector {
   CollectorSink& sink_;
   const core::Clock& clock_;
   std::string instance_;
-  Poller poller_;
-  RuntimeTracker runtimes_;
-  PaneScanner scanner_;
-  Topology topology_;
-  bool published_ = false;
+  ScanStep step_;
   HealthTracker health_;
   uv_timer_t* timer_ = nullptr;
   Scan* in_flight_ = nullptr;

@@ -3,6 +3,11 @@
 // the process and pipe handles; it outlives the client if need be (libuv
 // handles are freed only in their close callbacks), so Stop() and the
 // destructor never free a handle libuv still holds.
+//
+// The close is staged: Stop() closes stdin first, so that `tmux -C` ends,
+// and the process handle is closed only in its exit callback, so that libuv
+// reaps the child. Each stage is one uv::CloseAll; the Conn counts the
+// stages not yet done and frees itself when the last one is.
 #include "aggregator/observe/tmux_control_client.h"
 
 #include <signal.h>
@@ -28,21 +33,29 @@ struct TmuxControlClient::Conn {
   uv_process_t process{};
   uv_pipe_t in{};
   uv_pipe_t out{};
-  int open = 0;          // handles not yet closed
+  // Stages of the close not done yet: the final one (every handle, once
+  // the process has exited or failed to start; exactly one per Conn), and
+  // Stop()'s close of stdin while it runs. Closes finish in any order.
+  int stages = 1;
   bool exited = false;
   bool connected = false;
   bool finished = false;
   ControlParser parser;
   std::deque<ReplyFn> pending;
 
+  // uv::CloseAll takes over the closed handles' `data`, which nothing
+  // reads once a handle is closing (a closed pipe is read no more, a closed
+  // process reports no exit).
+  void CloseStdin() {
+    ++stages;
+    uv::CloseAll({uv::AsHandle(&in)}, [this] { StageDone(); });
+  }
+  /// The final stage: the caller must not use the Conn afterwards.
   void CloseAll() {
-    auto closed = [](uv_handle_t* h) {
-      Conn* c = static_cast<Conn*>(h->data);
-      if (--c->open == 0) delete c;
-    };
-    for (uv_handle_t* h : {reinterpret_cast<uv_handle_t*>(&in), reinterpret_cast<uv_handle_t*>(&out),
-                           reinterpret_cast<uv_handle_t*>(&process)})
-      if (!uv_is_closing(h)) uv_close(h, closed);
+    uv::CloseAll({uv::AsHandle(&in), uv::AsHandle(&out), uv::AsHandle(&process)}, [this] { StageDone(); });
+  }
+  void StageDone() {
+    if (--stages == 0) delete this;
   }
 };
 
@@ -151,11 +164,7 @@ void TmuxControlClient::Stop() {
   pending.swap(c->pending);
   // Closing stdin ends `tmux -C`; the process handle stays open until the
   // exit callback so libuv reaps the child.
-  if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&c->in)))
-    uv_close(reinterpret_cast<uv_handle_t*>(&c->in), [](uv_handle_t* h) {
-      Conn* cc = static_cast<Conn*>(h->data);
-      if (--cc->open == 0) delete cc;
-    });
+  if (!uv_is_closing(uv::AsHandle(&c->in))) c->CloseStdin();
   if (!c->exited) uv_process_kill(&c->process, SIGTERM);
   else c->CloseAll();
   for (auto& fn : pending) fn(ControlReply{false, "disconnected"});
@@ -197,7 +206,6 @@ void TmuxControlClient::Spawn() {
   uv_pipe_init(loop_, &c->in, 0);
   uv_pipe_init(loop_, &c->out, 0);
   c->in.data = c->out.data = c->process.data = c;
-  c->open = 2;
 
   // When agtmuxd dies without stopping us (kill -9, a crash), tmux keeps the
   // orphaned control client attached to the server for good: it does not
@@ -243,12 +251,10 @@ void TmuxControlClient::Spawn() {
     // The process handle is closed too (libuv requires it after a failure).
     c->owner = nullptr;
     c->exited = true;
-    c->open = 3;
     c->CloseAll();
     ScheduleReconnect();
     return;
   }
-  c->open = 3;
   conn_ = c;
   uv_read_start(
       reinterpret_cast<uv_stream_t*>(&c->out),

@@ -65,6 +65,18 @@ struct ActionSnapshotRow {
   bool operator==(const ActionSnapshotRow&) const = default;
 };
 
+/// `action_events` (schema version 5): one audit event of an action
+/// (requested, sent, completed, refused, ...), in order.
+struct ActionEventRow {
+  std::string event_id;
+  std::string action_id;
+  int64_t seq = 0;                     // 0, 1, ... within the action
+  std::string event_type;
+  TimeNs event_time = 0;
+  std::string detail;                  // redacted before it is stored; cleared by retention
+  bool operator==(const ActionEventRow&) const = default;
+};
+
 /// `adapters`.
 struct AdapterRow {
   std::string adapter_name;

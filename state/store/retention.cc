@@ -1,5 +1,7 @@
 // Retention (docs/spec.md §6): raw payloads are kept 7 days and
-// event metadata 14 days, both configurable. The work is done in
+// event metadata 14 days, both configurable. The actions' audit follows the
+// same ages: audit details are payloads, actions with their snapshots and
+// audit events are metadata. The work is done in
 // transactions of a bounded number of rows, each a short write lock, so a
 // large backlog never stalls ingest on the same writer connection; the
 // daemon can also cap the batches per call and come back later.
@@ -43,6 +45,23 @@ constexpr const char* kDeleteInbox =
     "DELETE FROM event_inbox WHERE inbox_id IN (SELECT inbox_id FROM event_inbox "
     "WHERE status IN ('bound', 'dropped_unbound') AND ingested_at < ?1 LIMIT ?2)";
 
+// An action goes once nothing refers to it any more: its audit events and
+// its snapshot go first (same age), then the action row.
+constexpr const char* kClearActionDetails =
+    "UPDATE action_events SET detail = NULL WHERE rowid IN (SELECT rowid FROM action_events "
+    "WHERE event_time < ?1 AND detail IS NOT NULL LIMIT ?2)";
+constexpr const char* kDeleteActionEvents =
+    "DELETE FROM action_events WHERE rowid IN (SELECT rowid FROM action_events WHERE "
+    "event_time < ?1 LIMIT ?2)";
+constexpr const char* kDeleteActionSnapshots =
+    "DELETE FROM action_snapshots WHERE rowid IN (SELECT rowid FROM action_snapshots WHERE "
+    "observed_at < ?1 LIMIT ?2)";
+constexpr const char* kDeleteActions =
+    "DELETE FROM actions WHERE rowid IN (SELECT rowid FROM actions a WHERE requested_at < ?1 "
+    "AND NOT EXISTS (SELECT 1 FROM action_events e WHERE e.action_id = a.action_id) "
+    "AND NOT EXISTS (SELECT 1 FROM action_snapshots s WHERE s.action_id = a.action_id) "
+    "AND NOT EXISTS (SELECT 1 FROM events v WHERE v.action_id = a.action_id) LIMIT ?2)";
+
 }  // namespace
 
 Result<RetentionReport> Store::RunRetention(TimeNs now, const RetentionOptions& options) {
@@ -60,6 +79,10 @@ Result<RetentionReport> Store::RunRetention(TimeNs now, const RetentionOptions& 
       {kDeleteInbox, now - options.metadata_age, &report.inbox_deleted},
       {kClearEventPayloads, now - options.payload_age, &report.payloads_cleared},
       {kClearInboxPayloads, now - options.payload_age, &report.payloads_cleared},
+      {kDeleteActionEvents, now - options.metadata_age, nullptr},
+      {kDeleteActionSnapshots, now - options.metadata_age, nullptr},
+      {kDeleteActions, now - options.metadata_age, &report.actions_deleted},
+      {kClearActionDetails, now - options.payload_age, &report.payloads_cleared},
   };
   for (const Job& job : jobs) {
     for (;;) {
@@ -70,7 +93,7 @@ Result<RetentionReport> Store::RunRetention(TimeNs now, const RetentionOptions& 
       auto n = Step(*db_, job.sql, job.cutoff, limit);
       if (!n.ok()) return n.error();
       if (*n > 0) ++batches;  // an empty probe costs an index seek, not a budget slot
-      *job.counter += *n;
+      if (job.counter) *job.counter += *n;
       if (*n < limit) break;
     }
   }

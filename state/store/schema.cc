@@ -330,6 +330,26 @@ CREATE TABLE fusion_marks (
 ALTER TABLE runtimes ADD COLUMN agent_version TEXT;
 )sql";
 
+// Version 5: the action service's audit events, in agtmux.db (an older
+// agtmuxd kept them in the `events` table of its own actions.db). Not in
+// `events`: those are the engine's input, and the store derives the
+// engine's books from the events it writes.
+constexpr std::string_view kV5 = R"sql(
+CREATE TABLE action_events (
+  event_id    TEXT PRIMARY KEY,
+  action_id   TEXT NOT NULL REFERENCES actions (action_id),
+  seq         INTEGER NOT NULL,
+  event_type  TEXT NOT NULL,
+  event_time  INTEGER NOT NULL,
+  detail      TEXT,               -- redacted; cleared by retention like raw payloads
+  UNIQUE (action_id, seq)
+);
+CREATE INDEX action_events_time ON action_events (event_time);
+CREATE INDEX actions_requested ON actions (requested_at);
+CREATE INDEX action_snapshots_observed ON action_snapshots (observed_at);
+CREATE INDEX action_snapshots_action ON action_snapshots (action_id) WHERE action_id IS NOT NULL;
+)sql";
+
 const std::vector<Migration>& AllMigrations() {
   static const std::string v3 = BuildV3();
   static const std::vector<Migration> all = {
@@ -337,6 +357,7 @@ const std::vector<Migration>& AllMigrations() {
       {2, kV2},
       {3, v3},
       {4, kV4},
+      {5, kV5},
   };
   return all;
 }

@@ -70,6 +70,7 @@ struct RetentionReport {
   int64_t payloads_cleared = 0;   // events + inbox rows whose raw_payload was cleared
   int64_t events_deleted = 0;
   int64_t inbox_deleted = 0;      // bound / dropped_unbound rows
+  int64_t actions_deleted = 0;    // actions, with their snapshots and audit events
   bool done = true;               // false when max_batches stopped it early
 };
 
@@ -145,6 +146,15 @@ class Store {
                                               const std::string& request_ref);
   core::Status InsertActionSnapshot(const ActionSnapshotRow& s);
   core::Result<ActionSnapshotRow> FindActionSnapshot(const std::string& snapshot_id);
+  /// An action's audit event (its detail redacted like action metadata).
+  core::Status InsertActionEvent(const ActionEventRow& e);
+  /// The action's audit events, in order.
+  core::Result<std::vector<ActionEventRow>> ActionEvents(const std::string& action_id);
+  /// Copies the actions, snapshots and audit events of an action store of
+  /// an older agtmuxd (its own file, <state_dir>/actions.db) into this one,
+  /// in one transaction; rows already here are kept. Returns the number of
+  /// actions copied. The old file is only read.
+  core::Result<int64_t> ImportActionStore(const std::string& path);
 
   core::Status UpsertAdapter(const AdapterRow& a);
   core::Result<std::vector<AdapterRow>> ListAdapters();

@@ -67,7 +67,7 @@ TEST(PanesTable, MarksAnAgentVersionItsSetWasNotVerifiedOn) {
      "state":"idle","source":"CAP","updated_at":null,"agent_version":null,"verified":null,"verified_on":[]}
   ])");
   ASSERT_TRUE(d.IsArray());
-  const std::string out = RenderItemsTable("panes", d, 0, false, false);
+  const std::string out = RenderItemsTable("panes", d, 0, false, false, 0);
   std::istringstream in(out);
   std::string header, p1, p2, p3, blank, note;
   std::getline(in, header);
@@ -81,6 +81,45 @@ TEST(PanesTable, MarksAnAgentVersionItsSetWasNotVerifiedOn) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("agtmux patterns doctor"), std::string::npos) << out;
+}
+
+TEST(Table, NarrowsShrinkableColumnsToFitTheWidth) {
+  Table t({"NAME", "STATE", "DETAIL"});
+  t.SetShrinkable(0, 6);
+  t.SetShrinkable(2, 6);
+  t.AddRow({"a-very-long-session-name:0.1", "waiting_approval", "Bash(rm -rf build && make -j8 all test)"});
+  const std::string wide = t.Render(false);
+  EXPECT_GT(DisplayWidth(wide.substr(wide.find('\n') + 1)), 40);
+  const std::string out = t.Render(false, 40);
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) EXPECT_LE(DisplayWidth(line), 40) << out;
+  EXPECT_NE(out.find("waiting_approval"), std::string::npos) << "a column that is not shrinkable stays whole\n" << out;
+  EXPECT_NE(out.find("…"), std::string::npos) << out;
+}
+
+TEST(PanesTable, FitsEightyColumnsAndShowsRefsUsersType) {
+  rapidjson::Document d;
+  d.Parse(R"json([
+    {"identity":{"target":"local","session_name":"a-rather-long-project-session","window_id":"@3","pane_id":"%14"},
+     "window_index":2,"pane_index":1,"agent_type":"claude","state":"waiting_approval","source":"PTY","updated_at":null,
+     "waiting":{"details":"Bash(npm run build && npm test -- --coverage --reporters=default)"}},
+    {"identity":{"target":"local","session_name":"w","window_id":"@1","pane_id":"%2"},
+     "window_index":0,"pane_index":0,"agent_type":"codex","state":"running","source":"HOOK","updated_at":null}
+  ])json");
+  ASSERT_TRUE(d.IsArray());
+  const std::string out = RenderItemsTable("panes", d, 0, false, false, 80);
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) EXPECT_LE(DisplayWidth(line), 80) << out;
+  EXPECT_EQ(out.find("TARGET"), std::string::npos) << "one local target: no TARGET column\n" << out;
+  EXPECT_NE(out.find("w:0.0"), std::string::npos) << out;
+  EXPECT_NE(out.find("%14"), std::string::npos) << out;
+  EXPECT_NE(out.find("waiting_approval"), std::string::npos) << out;
+  d[1]["identity"]["target"].SetString("vm1");
+  const std::string two = RenderItemsTable("panes", d, 0, false, false, 0);
+  EXPECT_NE(two.find("TARGET"), std::string::npos) << two;
+  EXPECT_NE(two.find("vm1"), std::string::npos) << two;
 }
 
 TEST(Explain, SaysWhetherTheVersionWasVerified) {

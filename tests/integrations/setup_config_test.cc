@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <random>
+
 #include "libagtcore/toml_parse.h"
 
 namespace agt::cli {
@@ -140,9 +142,11 @@ TEST(SetupClaudeTest, MalformedJsonIsRefusedWithPosition) {
   EXPECT_EQ(bad.error().code, core::Err::kConfigInvalid);
   EXPECT_NE(bad.error().message.find("/h/.claude/settings.json:3:"), std::string::npos)
       << bad.error().message;
-  auto commented = MergeJsonHooks(JsonAgent::kGemini, "{\n  // mine\n  \"a\": 1\n}", "g.json", kCmd);
-  ASSERT_FALSE(commented.ok());
-  EXPECT_NE(commented.error().message.find("comments"), std::string::npos);
+  auto twice = MergeJsonHooks(JsonAgent::kClaude, "{\n  \"hooks\": {},\n  \"hooks\": {}\n}",
+                              "s.json", kCmd);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("s.json:3:3: \"hooks\" appears twice"), std::string::npos)
+      << twice.error().message;
   auto not_object = MergeJsonHooks(JsonAgent::kClaude, "[1]", "s.json", kCmd);
   ASSERT_FALSE(not_object.ok());
   auto bad_hooks = MergeJsonHooks(JsonAgent::kClaude, R"({"hooks": []})", "s.json", kCmd);
@@ -150,6 +154,199 @@ TEST(SetupClaudeTest, MalformedJsonIsRefusedWithPosition) {
   EXPECT_NE(bad_hooks.error().message.find("\"hooks\""), std::string::npos);
   auto trailing = MergeJsonHooks(JsonAgent::kClaude, "{} x", "s.json", kCmd);
   ASSERT_FALSE(trailing.ok());
+}
+
+// Setup's edits are insertions: deleting them gives the original back, and
+// nothing outside them moved.
+void ExpectOnlyInsertions(const std::string& before, const std::string& after) {
+  size_t i = 0;  // before[0, i) is matched in order within after
+  for (size_t j = 0; j < after.size() && i < before.size(); ++j)
+    if (after[j] == before[i]) ++i;
+  EXPECT_EQ(i, before.size()) << "setup changed bytes of the original:\n" << after;
+}
+
+TEST(SetupJsonTest, CommentsAndStylesAreKept) {
+  const std::string gemini =
+      "{\n"
+      "\t// the theme I like\n"
+      "\t\"ui\" : {\"theme\": \"GitHub\", \"n\": 1.50e0},\n"
+      "\t\"s\": \"\\u00e9\\/\" /* trailing */\n"
+      "}";
+  const std::string cmd = "/usr/bin/agtmux hook gemini";
+  auto merged = MergeJsonHooks(JsonAgent::kGemini, gemini, "g.json", cmd);
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  ExpectOnlyInsertions(gemini, *merged);
+  // Inserted in the file's own indentation (tabs) and colon style.
+  EXPECT_NE(merged->find("\n\t\"hooks\" : {\n\t\t\"SessionStart\": [\n\t\t\t{\n"), std::string::npos)
+      << *merged;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseCommentsFlag>(merged->c_str());
+  ASSERT_FALSE(d.HasParseError()) << *merged;
+  EXPECT_EQ(CountCommand(d["hooks"]["AfterAgent"], cmd), 1);
+  auto removed = RemoveJsonHooks(JsonAgent::kGemini, *merged, "g.json");
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, gemini);
+}
+
+TEST(SetupJsonTest, OneLineFilesGetOneLineInsertions) {
+  const std::string compact = "{\"model\":\"opus\",\"hooks\":{\"Stop\":[]}}";
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, compact, "s.json", kCmd);
+  ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+  EXPECT_EQ(merged->find('\n'), std::string::npos) << *merged;
+  ExpectOnlyInsertions(compact, *merged);
+  EXPECT_EQ(merged->rfind("{\"model\":\"opus\",\"hooks\":{\"Stop\":[{\"hooks\":[{", 0), 0u) << *merged;
+  Parse(*merged);
+}
+
+TEST(SetupJsonTest, ExistingEventsGetAnEntryAppended) {
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, kClaudeSettings, "s.json", kCmd);
+  ASSERT_TRUE(merged.ok());
+  ExpectOnlyInsertions(kClaudeSettings, *merged);
+  // The user's own Stop group is followed by agtmux's, in the same layout.
+  EXPECT_NE(merged->find("\"notify-send 'Claude finished'\"\n          }\n        ]\n      },\n"
+                         "      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n"
+                         "            \"command\": \"/usr/local/bin/agtmux hook claude\"\n"),
+            std::string::npos)
+      << *merged;
+  // And the statusLine after hooks is where it was.
+  EXPECT_NE(merged->find("  },\n  \"statusLine\": {\n"), std::string::npos);
+}
+
+TEST(SetupJsonTest, RemoveKeepsWhatTheUserAddedNextToAgtmux) {
+  auto merged = MergeJsonHooks(JsonAgent::kClaude, "{\n  \"a\": 1\n}\n", "s.json", kCmd);
+  ASSERT_TRUE(merged.ok());
+  // The user adds a hook of their own into agtmux's Stop group and a key.
+  std::string edited = *merged;
+  const std::string ours = "\"command\": \"/usr/local/bin/agtmux hook claude\"\n          }";
+  size_t stop = edited.find("\"Stop\"");
+  size_t at = edited.find(ours, stop);
+  ASSERT_NE(at, std::string::npos);
+  edited.insert(at + ours.size(), ",\n          {\"type\": \"command\", \"command\": \"mine.sh\"}");
+  edited.insert(edited.find("\"a\": 1") + 6, ",\n  \"b\": 2");
+  auto removed = RemoveJsonHooks(JsonAgent::kClaude, edited, "s.json");
+  ASSERT_TRUE(removed.ok());
+  auto d = Parse(*removed);
+  EXPECT_EQ(d["b"].GetInt(), 2);
+  ASSERT_TRUE(d.HasMember("hooks"));
+  EXPECT_EQ(d["hooks"].MemberCount(), 1u);
+  EXPECT_EQ(CountCommand(d["hooks"]["Stop"], "mine.sh"), 1);
+  EXPECT_EQ(removed->find("agtmux"), std::string::npos) << *removed;
+}
+
+// Generated settings files in many styles: compact or indented by 2, 4 or a
+// tab, comments between tokens, odd number and escape spellings, a user's
+// own hooks. For each: setup only inserts, is idempotent, installs one
+// agtmux hook per event, and remove gives back the file byte for byte.
+class SettingsGen {
+ public:
+  explicit SettingsGen(unsigned seed) : rng_(seed) {}
+
+  std::string Document() {
+    style_ = Pick(4);  // 0 compact, 1 two spaces, 2 four spaces, 3 tab
+    std::vector<std::string> members;
+    const int n = Pick(4);
+    const int hooks_at = Pick(3) == 0 ? -1 : Pick(n + 1);
+    for (int i = 0; i <= n; ++i) {
+      if (i == hooks_at) members.push_back("\"hooks\"" + Colon() + Hooks(1));
+      if (i < n) members.push_back(Quote("k" + std::to_string(i)) + Colon() + Value(1, 2));
+    }
+    return Object(members, 0) + (Pick(2) ? "\n" : "");
+  }
+
+ private:
+  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+  std::string Quote(const std::string& s) { return "\"" + s + "\""; }
+  std::string Colon() { return style_ == 0 ? ":" : Pick(4) == 0 ? " : " : ": "; }
+  std::string Indent(int depth) {
+    if (style_ == 0) return "";
+    const std::string unit = style_ == 1 ? "  " : style_ == 2 ? "    " : "\t";
+    std::string out;
+    for (int i = 0; i < depth; ++i) out += unit;
+    return out;
+  }
+  std::string Comment() {
+    switch (Pick(6)) {
+      case 0: return " /* note */";
+      case 1: return style_ == 0 ? "" : " // note";
+      default: return "";
+    }
+  }
+  std::string Container(char open, char close, const std::vector<std::string>& items, int depth) {
+    if (items.empty()) return std::string(1, open) + close;
+    std::string out(1, open);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (style_ != 0) out += "\n" + Indent(depth + 1);
+      out += items[i];
+      if (i + 1 < items.size()) out += ",";
+      out += Comment();
+    }
+    if (style_ != 0) out += "\n" + Indent(depth);
+    return out + close;
+  }
+  std::string Object(const std::vector<std::string>& members, int depth) {
+    return Container('{', '}', members, depth);
+  }
+  std::string Value(int depth, int budget) {
+    switch (budget <= 0 ? Pick(4) : Pick(6)) {
+      case 0: return std::vector<std::string>{"1", "1.50", "-0e1", "100000000000000000000"}[Pick(4)];
+      case 1: return std::vector<std::string>{"\"caf\\u00e9\"", "\"\\/x\"", "\"日本\"", "\"\""}[Pick(4)];
+      case 2: return std::vector<std::string>{"true", "false", "null"}[Pick(3)];
+      case 3: return "[]";
+      case 4: {
+        std::vector<std::string> items;
+        for (int i = Pick(3); i > 0; --i) items.push_back(Value(depth + 1, budget - 1));
+        return Container('[', ']', items, depth);
+      }
+      default: {
+        std::vector<std::string> members;
+        for (int i = Pick(3); i > 0; --i)
+          members.push_back(Quote("m" + std::to_string(i)) + Colon() + Value(depth + 1, budget - 1));
+        return Object(members, depth);
+      }
+    }
+  }
+  std::string Hooks(int depth) {
+    std::vector<std::string> events;
+    const std::vector<std::string> names = {"Stop", "PreToolUse", "MyOwnEvent"};
+    // Never an empty hooks object or event list: remove cannot tell those
+    // from the ones setup emptied (the known limit, AnEventListLeftEmptyGoes).
+    const int always = Pick(3);
+    for (int k = 0; k < 3; ++k) {
+      const std::string& name = names[k];
+      if (k != always && Pick(2)) continue;
+      std::vector<std::string> groups;
+      for (int g = 1 + Pick(2); g > 0; --g)
+        groups.push_back("{\"matcher\"" + Colon() + "\"Bash\", \"hooks\"" + Colon() +
+                         "[{\"type\": \"command\", \"command\": \"mine.sh\"}]}");
+      events.push_back(Quote(name) + Colon() + Container('[', ']', groups, depth + 1));
+    }
+    return Object(events, depth);
+  }
+
+  std::mt19937 rng_;
+  int style_ = 0;
+};
+
+TEST(SetupJsonTest, GeneratedFilesRoundTrip) {
+  SettingsGen gen(16);
+  for (int i = 0; i < 400; ++i) {
+    const std::string doc = gen.Document();
+    SCOPED_TRACE(doc);
+    auto merged = MergeJsonHooks(JsonAgent::kClaude, doc, "s.json", kCmd);
+    ASSERT_TRUE(merged.ok()) << merged.error().ToString();
+    ExpectOnlyInsertions(doc, *merged);
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseCommentsFlag>(merged->c_str());
+    ASSERT_FALSE(d.HasParseError()) << *merged;
+    for (const std::string& ev : ClaudeHookEvents())
+      ASSERT_EQ(CountCommand(d["hooks"][ev.c_str()], kCmd), 1) << ev << "\n" << *merged;
+    auto again = MergeJsonHooks(JsonAgent::kClaude, *merged, "s.json", kCmd);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, *merged);
+    auto removed = RemoveJsonHooks(JsonAgent::kClaude, *merged, "s.json");
+    ASSERT_TRUE(removed.ok());
+    ASSERT_EQ(*removed, doc) << *merged;
+  }
 }
 
 TEST(SetupGeminiTest, MergeAndRemove) {
@@ -284,6 +481,35 @@ TEST(SetupCodexTest, MalformedTomlIsRefusedWithPosition) {
   auto inline_tui = MergeCodexConfig("tui = { notifications = false }\n", "c.toml", kArgv, nullptr);
   ASSERT_FALSE(inline_tui.ok());
   EXPECT_NE(inline_tui.error().message.find("inline"), std::string::npos);
+}
+
+TEST(SetupRecordTest, RoundTripsAndReadsTheOldCodexRecord) {
+  auto merged = MergeCodexConfig(kCodexConfig, "c.toml", kArgv, nullptr);
+  ASSERT_TRUE(merged.ok());
+  SetupRecord r;
+  r.path = "/h/.codex/config.toml";
+  r.restorable = true;
+  r.original_existed = true;
+  r.original_sha256 = "aa";
+  r.backup = "/h/.codex/config.toml.agtmux-backup-20261124T150000Z-2";
+  r.written_sha256 = "bb";
+  r.created_dirs = {"/h/.codex"};
+  r.codex = merged->record;
+  auto back = SetupRecord::FromJson(r.ToJson());
+  ASSERT_TRUE(back.ok()) << back.error().ToString();
+  EXPECT_EQ(back->ToJson(), r.ToJson());
+  EXPECT_EQ(back->backup, r.backup);
+  EXPECT_EQ(back->created_dirs, r.created_dirs);
+  // The record still undoes the Codex keys.
+  auto removed = RemoveCodexConfig(merged->text, "c.toml", back->codex);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, kCodexConfig);
+  // A Codex-only record of an earlier agtmux: its keys, and no restore.
+  auto old = SetupRecord::FromJson(merged->record.ToJson());
+  ASSERT_TRUE(old.ok());
+  EXPECT_FALSE(old->restorable);
+  EXPECT_EQ(old->codex.ToJson(), merged->record.ToJson());
+  EXPECT_FALSE(SetupRecord::FromJson("{").ok());
 }
 
 }  // namespace

@@ -150,3 +150,47 @@ TEST_F(RetentionTest, WorkIsDoneInBoundedBatches) {
 
 }  // namespace
 }  // namespace agt::state
+
+namespace agt::state {
+namespace {
+
+// The action audit follows the same ages: details are payloads, actions
+// with their snapshots and audit events are metadata, the action row goes
+// last (a foreign key refers to it) and only once nothing refers to it.
+TEST_F(RetentionTest, TheActionAuditFollowsTheSameAges) {
+  const core::TimeNs now = kT0 + 30 * kDay;
+  auto add = [&](const std::string& id, core::TimeNs at) {
+    ActionRow a;
+    a.action_id = id;
+    a.action_type = "send";
+    a.request_ref = id;
+    a.target_id = "local";
+    a.pane_id = "%1";
+    a.requested_at = at;
+    ASSERT_TRUE(store_->InsertAction(a).ok());
+    ASSERT_TRUE(store_->InsertActionSnapshot({"snap-" + id, id, "local", "%1", "", 1, at, at + kNsPerSec, "n"}).ok());
+    for (int i = 0; i < 2; ++i)
+      ASSERT_TRUE(store_->InsertActionEvent({id + "-ev" + std::to_string(i), id, i, "action_sent", at + i,
+                                             "bytes=4"}).ok());
+  };
+  add("old", now - 20 * kDay);
+  add("payload-old", now - 10 * kDay);
+  add("fresh", now - kDay);
+  auto r = store_->RunRetention(now);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->actions_deleted, 1);
+  EXPECT_FALSE(store_->FindAction("old").ok());
+  EXPECT_FALSE(store_->FindActionSnapshot("snap-old").ok());
+  EXPECT_TRUE(store_->ActionEvents("old")->empty());
+  auto kept = store_->ActionEvents("payload-old");
+  ASSERT_EQ(kept->size(), 2u);
+  EXPECT_EQ((*kept)[0].detail, "");  // cleared after 7 days
+  EXPECT_TRUE(store_->FindAction("payload-old").ok());
+  auto fresh = store_->ActionEvents("fresh");
+  ASSERT_EQ(fresh->size(), 2u);
+  EXPECT_EQ((*fresh)[1].detail, "bytes=4");
+  EXPECT_EQ(Int("SELECT count(*) FROM pragma_foreign_key_check"), 0);
+}
+
+}  // namespace
+}  // namespace agt::state

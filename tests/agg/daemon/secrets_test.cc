@@ -4,9 +4,10 @@
 // `agtmux hook` with the daemon away (the spool) and up, `agtmux wrap`
 // showing them in a dialog's options with the daemon away (the wrapper's
 // spool, drained later), POST /v1/events in every field that carries text,
-// and a view-output action on a tmux pane that shows them (actions.db).
-// Then the bytes of every file under the state directory (agtmux.db and its
-// WAL, actions.db and its WAL, spool files, kept screens, logs) are searched
+// and a view-output action on a tmux pane that shows them (its answer is
+// kept with the action's row in agtmux.db). Then the bytes of every file
+// under the state directory (agtmux.db and its WAL, spool files, kept
+// screens, logs) are searched
 // for each secret: a grep of the files, not a question to the API. The
 // markers of every rule must be in the databases, so that the search is
 // not vacuous.
@@ -113,8 +114,9 @@ class SecretsTest : public ::testing::Test {
   }
   std::string DatabaseBytes() {
     std::string all;
-    for (const char* f : {"agtmux.db", "agtmux.db-wal", "actions.db", "actions.db-wal"})
-      all += ReadFile(env_.state_dir() + "/" + f);
+    for (const char* f : {"agtmux.db", "agtmux.db-wal"}) all += ReadFile(env_.state_dir() + "/" + f);
+    // One store: the action audit is in agtmux.db, no other database exists.
+    EXPECT_FALSE(fs::exists(env_.state_dir() + "/actions.db"));
     return all;
   }
   TestEnv env_;
@@ -223,8 +225,8 @@ TEST_F(SecretsTest, NoSecretReachesAnyFileByAnyPath) {
   // 4. Hooks with the daemon up.
   ASSERT_NO_FATAL_FAILURE(RunHooks("up"));
 
-  // 5. view-output of the pane that shows them: its answer is kept in
-  //    actions.db.
+  // 5. view-output of the pane that shows them: its answer is kept with
+  //    the action in agtmux.db.
   auto view = daemon_->Call("POST", "/v1/actions/view-output",
                             "{\"ref\":\"pane:lab/work/" + window + "/" + pane + "\",\"lines\":200,"
                             "\"request_ref\":\"secrets-view\"}");

@@ -107,11 +107,11 @@ TEST_F(TmuxTest, PanesAppearChangeAndDisappear) {
     size_t nl = list.out.find('\n', start);
     std::string line = list.out.substr(start, nl - start);
     start = nl == std::string::npos ? list.out.size() : nl + 1;
-    // The PANE column ("%N" cells) must start at the same display column on
+    // The ID column ("%N" cells) must start at the same display column on
     // every line, whatever width the session names before it have.
     size_t w = line.find(" %");
+    if (w == std::string::npos) w = line.find(" ID ");
     if (w != std::string::npos) ++w;
-    if (w == std::string::npos) w = line.find("PANE");
     if (w != std::string::npos) window_col.push_back(cli::DisplayWidth(line.substr(0, w)));
   }
   ASSERT_EQ(window_col.size(), 3u) << list.out;

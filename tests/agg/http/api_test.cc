@@ -20,6 +20,16 @@ using state::testing::WrapperStart;
 struct CapturedExchange final : Exchange {
   std::optional<HttpResponse> reply;
   void Reply(HttpResponse r) override { reply = std::move(r); }
+  /// A deferred answer lands in `reply` too (the test reads it after the call).
+  std::shared_ptr<DeferredReply> Defer() override {
+    struct Later final : DeferredReply {
+      explicit Later(CapturedExchange* ex) : ex(ex) {}
+      void Reply(HttpResponse r) override { ex->reply = std::move(r); }
+      bool closed() const override { return false; }
+      CapturedExchange* ex;
+    };
+    return std::make_shared<Later>(this);
+  }
   std::shared_ptr<ChunkedStream> Stream(int, std::string_view) override { return nullptr; }
 };
 

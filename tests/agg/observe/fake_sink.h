@@ -18,9 +18,18 @@ class FakeSink final : public CollectorSink {
   std::map<std::string, PaneOwner> owner;  // "target/pane" -> who else reads it (default: nobody)
   std::map<std::string, core::Signal> hook;  // "target/pane" -> the hooks' opinion
   std::vector<detect::KeptScreen> kept;
+  /// Both kinds of report in the order they came: "topology", or the
+  /// event's type.
+  std::vector<std::string> calls;
 
-  void OnTopology(const Topology& t) override { topologies.push_back(t); }
-  void OnEvent(core::Event e) override { events.push_back(std::move(e)); }
+  void OnTopology(const Topology& t) override {
+    topologies.push_back(t);
+    calls.push_back("topology");
+  }
+  void OnEvent(core::Event e) override {
+    calls.push_back(e.event_type);
+    events.push_back(std::move(e));
+  }
   PaneOwner OwnerOf(const std::string& target_id, const std::string& pane_id) const override {
     auto it = owner.find(target_id + "/" + pane_id);
     return it == owner.end() ? PaneOwner::kNone : it->second;
