@@ -50,6 +50,14 @@ rapidjson::Document ActionBody(const std::string& ref) {
   return d;
 }
 
+core::Result<std::string> ViewOutput(const std::string& ref, int lines) {
+  rapidjson::Document b = ActionBody(ref);
+  b.AddMember("lines", lines, b.GetAllocator());
+  auto d = PostAction("view-output", b, {});
+  if (!d) return d.error();
+  return ResultString(*d, "output");
+}
+
 std::string ResultString(const rapidjson::Document& d, const char* key) {
   if (!d.HasMember("result") || !d["result"].IsObject()) return "";
   const auto& r = d["result"];

@@ -5,7 +5,11 @@
 
 #include <rapidjson/document.h>
 
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "cli/tmux_client.h"
 
 #include "libagtcore/result.h"
 
@@ -32,6 +36,10 @@ core::Result<rapidjson::Document> PostAction(const std::string& type, rapidjson:
 /// A request body holding {"ref": ref}.
 rapidjson::Document ActionBody(const std::string& ref);
 
+/// The last `lines` lines of the pane's screen (POST
+/// /v1/actions/view-output, unguarded: reading acts on nothing).
+core::Result<std::string> ViewOutput(const std::string& ref, int lines);
+
 /// d["result"][key] as a string, "" when absent.
 std::string ResultString(const rapidjson::Document& d, const char* key);
 
@@ -41,5 +49,45 @@ std::string ResultString(const rapidjson::Document& d, const char* key);
 /// line that was whole before: a screen the agent has not redrawn yet must
 /// not match the previous command's output.
 std::string NewOutput(const std::string& before, const std::string& after);
+
+/// `agtmux respond`: looks at the pane (a snapshot), then answers with
+/// `choices` guarded by what it saw (same runtime, still waiting, the same
+/// options on screen) unless `g` names guards. The daemon's answer.
+/// Defined in cmd_respond.cc.
+core::Result<rapidjson::Document> Respond(const std::string& ref, const std::vector<std::string>& choices,
+                                          ActionGuards g);
+/// "answered 1. Yes (action …, delivery …)" from a respond answer.
+std::string RespondSummary(const rapidjson::Document& d);
+
+/// What `agtmux attach` did or leaves to its caller.
+struct AttachOutcome {
+  std::string mode;                  // switched | attach | print (docs/actions.md)
+  std::vector<std::string> command;  // the attach command when not switched
+  std::optional<CallingClient> client;
+};
+/// `agtmux attach`'s request: switches the calling tmux client (unless
+/// `print`), else returns the command to run. Defined in cmd_attach.cc.
+core::Result<AttachOutcome> Attach(const std::string& ref, const ActionGuards& g, bool print);
+
+/// Runs the attach command in place of this process; returns only on failure.
+core::Error ExecAttach(std::vector<std::string> command);
+
+/// `agtmux send`'s request (and its --wait).
+struct SendArgs {
+  std::string ref, text;
+  bool read_stdin = false, paste = false, enter = false, allow_dangerous = false, json = false;
+  std::vector<std::string> keys;
+  ActionGuards guards;
+  bool wait = false;
+  std::string until, match, fail_match, timeout = "30s";
+};
+struct SendOutcome {
+  int exit = 0;             // 0 success, 1 failure match or error state, 124 timeout
+  std::string output;       // with wait: the output the send produced
+  std::string policy_note;  // the send policy's warning, if any
+  rapidjson::Document answer;
+};
+/// Sends, and with `wait` waits for the result. Defined in cmd_send.cc.
+core::Result<SendOutcome> Send(const SendArgs& a);
 
 }  // namespace agt::cli

@@ -30,44 +30,55 @@ struct AttachArgs {
 };
 
 int RunAttach(const AttachArgs& a) {
-  rapidjson::Document body = ActionBody(a.ref);
-  auto& al = body.GetAllocator();
-  // Inside tmux the client to switch is the terminal that shows this
-  // pane's session, not this process's terminal (the pane's own pty).
-  std::optional<CallingClient> client;
-  if (!a.print) {
-    if (auto c = FindCallingClient(); c.ok()) client = *c;
-  }
-  if (client) {
-    body.AddMember("client", rapidjson::Value(client->name.c_str(), al), al);
-    body.AddMember("client_socket", rapidjson::Value(client->socket.c_str(), al), al);
-  }
-  auto d = PostAction("attach", body, a.guards);
-  if (!d) return ReportError(d.error());
-  std::string mode = ResultString(*d, "mode");
-  if (mode == "switched") return 0;
-  std::vector<std::string> cmd;
-  for (const auto& v : (*d)["result"]["command"].GetArray()) cmd.emplace_back(v.GetString());
-  if (mode == "attach" && client) {
+  auto o = Attach(a.ref, a.guards, a.print);
+  if (!o) return ReportError(o.error());
+  if (o->mode == "switched") return 0;
+  if (o->mode == "attach" && o->client) {
     // tmux inside tmux: the pane is on another server than this client's.
     std::fprintf(stderr, "agtmux: the pane is on another tmux server than this client (%s); "
                          "the window and pane are selected there; attach from outside tmux with:\n",
-                 client->socket.c_str());
-    std::printf("%s\n", core::ShellJoin(cmd).c_str());
+                 o->client->socket.c_str());
+    std::printf("%s\n", core::ShellJoin(o->command).c_str());
     return 0;
   }
-  if (mode == "print" || a.print || !isatty(STDIN_FILENO)) {
-    std::printf("%s\n", core::ShellJoin(cmd).c_str());
+  if (o->mode == "print" || a.print || !isatty(STDIN_FILENO)) {
+    std::printf("%s\n", core::ShellJoin(o->command).c_str());
     return 0;
   }
+  return ReportError(ExecAttach(o->command));
+}
+
+}  // namespace
+
+core::Result<AttachOutcome> Attach(const std::string& ref, const ActionGuards& g, bool print) {
+  rapidjson::Document body = ActionBody(ref);
+  auto& al = body.GetAllocator();
+  AttachOutcome out;
+  // Inside tmux the client to switch is the terminal that shows this
+  // pane's session, not this process's terminal (the pane's own pty).
+  if (!print) {
+    if (auto c = FindCallingClient(); c.ok()) out.client = *c;
+  }
+  if (out.client) {
+    body.AddMember("client", rapidjson::Value(out.client->name.c_str(), al), al);
+    body.AddMember("client_socket", rapidjson::Value(out.client->socket.c_str(), al), al);
+  }
+  auto d = PostAction("attach", body, g);
+  if (!d) return d.error();
+  out.mode = ResultString(*d, "mode");
+  if (out.mode != "switched")
+    for (const auto& v : (*d)["result"]["command"].GetArray()) out.command.emplace_back(v.GetString());
+  return out;
+}
+
+core::Error ExecAttach(std::vector<std::string> cmd) {
+  if (cmd.empty()) return core::MakeError(core::Err::kInternal, "the daemon answered no attach command");
   std::vector<char*> argv;
   for (auto& c : cmd) argv.push_back(c.data());
   argv.push_back(nullptr);
   execvp(argv[0], argv.data());
-  return ReportError(core::MakeError(core::Err::kIo, "cannot run " + cmd[0]));
+  return core::MakeError(core::Err::kIo, "cannot run " + cmd[0]);
 }
-
-}  // namespace
 
 CommandSpec AttachCommand() {
   return {"attach", "Jump to an agent pane (switch this tmux client, or attach), freshness checked",

@@ -28,32 +28,8 @@ struct RespondArgs {
   bool json = false;
 };
 
-int RunRespond(RespondArgs a) {
-  rapidjson::Document look = ActionBody(a.ref);
-  auto snap = PostAction("snapshot", look, {});
-  if (!snap) return ReportError(snap.error());
-  const rapidjson::Document& s = *snap;
-  std::string state = s["state"].GetString();
-  if (state != "waiting_approval" && state != "waiting_input")
-    return ReportError(core::MakeError(core::Err::kPreconditionFailed,
-                                       a.ref + " is " + state + ", not waiting for an answer; nothing was sent"));
-
-  rapidjson::Document body = ActionBody(a.ref);
-  auto& al = body.GetAllocator();
-  rapidjson::Value choices(rapidjson::kArrayType);
-  for (const auto& c : a.choices) choices.PushBack(rapidjson::Value(c.c_str(), al), al);
-  body.AddMember("choices", choices, al);
-  if (s.HasMember("waiting") && s["waiting"]["choices"].Size() > 0) {
-    rapidjson::Value seen(rapidjson::kArrayType);
-    for (const auto& c : s["waiting"]["choices"].GetArray()) seen.PushBack(rapidjson::Value(c.GetString(), al), al);
-    body.AddMember("expect_choices", seen, al);
-  }
-  // Guard on what was just seen, unless the caller named its own guards.
-  ActionGuards g = a.guards;
-  if (g.if_runtime.empty()) g.if_runtime = s["runtime_id"].GetString();
-  if (g.if_state.empty()) g.if_state = "waiting_approval,waiting_input";
-  if (g.snapshot_id.empty()) g.snapshot_id = s["snapshot_id"].GetString();
-  auto d = PostAction("respond", body, g);
+int RunRespond(const RespondArgs& a) {
+  auto d = Respond(a.ref, a.choices, a.guards);
   if (!d) return ReportError(d.error());
   if (a.json) {
     rapidjson::StringBuffer sb;
@@ -62,18 +38,50 @@ int RunRespond(RespondArgs a) {
     std::printf("%s\n", sb.GetString());
     return 0;
   }
-  const auto& r = (*d)["result"];
+  std::printf("%s\n", RespondSummary(*d).c_str());
+  return 0;
+}
+
+}  // namespace
+
+core::Result<rapidjson::Document> Respond(const std::string& ref, const std::vector<std::string>& choices,
+                                          ActionGuards g) {
+  rapidjson::Document look = ActionBody(ref);
+  auto snap = PostAction("snapshot", look, {});
+  if (!snap) return snap.error();
+  const rapidjson::Document& s = *snap;
+  std::string state = s["state"].GetString();
+  if (state != "waiting_approval" && state != "waiting_input")
+    return core::MakeError(core::Err::kPreconditionFailed,
+                           ref + " is " + state + ", not waiting for an answer; nothing was sent");
+
+  rapidjson::Document body = ActionBody(ref);
+  auto& al = body.GetAllocator();
+  rapidjson::Value list(rapidjson::kArrayType);
+  for (const auto& c : choices) list.PushBack(rapidjson::Value(c.c_str(), al), al);
+  body.AddMember("choices", list, al);
+  if (s.HasMember("waiting") && s["waiting"]["choices"].Size() > 0) {
+    rapidjson::Value seen(rapidjson::kArrayType);
+    for (const auto& c : s["waiting"]["choices"].GetArray()) seen.PushBack(rapidjson::Value(c.GetString(), al), al);
+    body.AddMember("expect_choices", seen, al);
+  }
+  // Guard on what was just seen, unless the caller named its own guards.
+  if (g.if_runtime.empty()) g.if_runtime = s["runtime_id"].GetString();
+  if (g.if_state.empty()) g.if_state = "waiting_approval,waiting_input";
+  if (g.snapshot_id.empty()) g.snapshot_id = s["snapshot_id"].GetString();
+  return PostAction("respond", body, g);
+}
+
+std::string RespondSummary(const rapidjson::Document& d) {
+  const auto& r = d["result"];
   std::string chosen;
   for (const auto& c : r["choices"].GetArray()) {
     if (!chosen.empty()) chosen += ", ";
     chosen += std::to_string(c["number"].GetInt()) + ". " + c["label"].GetString();
   }
-  std::printf("answered %s (action %s, delivery %s)\n", chosen.c_str(), (*d)["action_id"].GetString(),
-              r["delivery"].GetString());
-  return 0;
+  return "answered " + chosen + " (action " + d["action_id"].GetString() + ", delivery " +
+         r["delivery"].GetString() + ")";
 }
-
-}  // namespace
 
 CommandSpec RespondCommand() {
   return {"respond", "Answer the approval or question a pane is waiting on (arrow keys + Enter), guarded",

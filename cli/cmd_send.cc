@@ -26,25 +26,8 @@ namespace agt::cli {
 
 namespace {
 
-struct SendArgs {
-  std::string ref, text;
-  bool read_stdin = false, paste = false, enter = false, allow_dangerous = false, json = false;
-  std::vector<std::string> keys;
-  ActionGuards guards;
-  bool wait = false;
-  std::string until, match, fail_match, timeout = "30s";
-};
-
 std::string ReadAll() {
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-}
-
-core::Result<std::string> ViewOutput(const std::string& ref, int lines) {
-  rapidjson::Document b = ActionBody(ref);
-  b.AddMember("lines", lines, b.GetAllocator());
-  auto d = PostAction("view-output", b, {});
-  if (!d) return d.error();
-  return ResultString(*d, "output");
 }
 
 core::Result<std::string> PaneState(const std::string& ref) {
@@ -54,50 +37,45 @@ core::Result<std::string> PaneState(const std::string& ref) {
   return std::string((*d)["state"].GetString());
 }
 
-int Wait(const SendArgs& a, const std::string& before) {
+core::Result<SendOutcome> Wait(const SendArgs& a, const std::string& before, SendOutcome out) {
   auto timeout = core::ParseDuration(a.timeout);
-  if (!timeout) return ReportError(core::MakeError(core::Err::kRequestInvalid, "--timeout: " + timeout.error().message));
+  if (!timeout) return core::MakeError(core::Err::kRequestInvalid, "--timeout: " + timeout.error().message);
   std::optional<detect::Regex> ok_re, fail_re;
-  for (auto [pat, out, name] : {std::tuple{&a.match, &ok_re, "--match"}, std::tuple{&a.fail_match, &fail_re, "--fail-match"}}) {
+  for (auto [pat, re_out, name] : {std::tuple{&a.match, &ok_re, "--match"}, std::tuple{&a.fail_match, &fail_re, "--fail-match"}}) {
     if (pat->empty()) continue;
     auto re = detect::Regex::Compile(*pat);
-    if (!re) return ReportError(core::MakeError(core::Err::kRequestInvalid, std::string(name) + ": " + re.error().message));
-    out->emplace(std::move(*re));
+    if (!re) return core::MakeError(core::Err::kRequestInvalid, std::string(name) + ": " + re.error().message);
+    re_out->emplace(std::move(*re));
   }
   std::vector<std::string> until;
   if (!a.until.empty()) until.push_back(a.until);
   else if (!ok_re) until = {"completed", "idle", "waiting_input", "waiting_approval"};
   auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(*timeout);
   bool left_idle = false;  // the agent has to start working before "idle" counts
-  std::string out;
   while (true) {
     auto full = ViewOutput(a.ref, 2000);
-    if (!full) return ReportError(full.error());
-    out = NewOutput(before, *full);
-    if (fail_re && fail_re->Search(out)) {
-      std::printf("%s\n", out.c_str());
-      return 1;
+    if (!full) return full.error();
+    out.output = NewOutput(before, *full);
+    if (fail_re && fail_re->Search(out.output)) {
+      out.exit = 1;
+      return out;
     }
-    if (ok_re && ok_re->Search(out)) {
-      std::printf("%s\n", out.c_str());
-      return 0;
-    }
+    if (ok_re && ok_re->Search(out.output)) return out;
     if (!until.empty()) {
       auto st = PaneState(a.ref);
-      if (!st) return ReportError(st.error());
+      if (!st) return st.error();
       if (*st == "running") left_idle = true;
       bool hit = std::find(until.begin(), until.end(), *st) != until.end();
       if (hit && (left_idle || *st != "idle")) {
-        std::printf("%s\n", out.c_str());
-        return *st == "error" && a.until != "error" ? 1 : 0;
+        out.exit = *st == "error" && a.until != "error" ? 1 : 0;
+        return out;
       }
     }
     if (std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
-  std::printf("%s\n", out.c_str());
-  std::fprintf(stderr, "agtmux: E_TIMEOUT: nothing matched within %s\n", a.timeout.c_str());
-  return 124;
+  out.exit = 124;
+  return out;
 }
 
 int RunSend(SendArgs a) {
@@ -106,10 +84,31 @@ int RunSend(SendArgs a) {
     while (!a.text.empty() && a.text.back() == '\n') a.text.pop_back();
     a.paste = a.paste || a.text.find('\n') != std::string::npos;
   }
+  auto o = Send(a);
+  if (!o) return ReportError(o.error());
+  if (!o->policy_note.empty()) std::fprintf(stderr, "agtmux: %s\n", o->policy_note.c_str());
+  if (a.json) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    o->answer.Accept(w);
+    std::printf("%s\n", sb.GetString());
+  } else if (!a.wait) {
+    std::printf("sent (action %s, delivery %s)\n", o->answer["action_id"].GetString(),
+                ResultString(o->answer, "delivery").c_str());
+  }
+  if (!a.wait) return 0;
+  std::printf("%s\n", o->output.c_str());
+  if (o->exit == 124) std::fprintf(stderr, "agtmux: E_TIMEOUT: nothing matched within %s\n", a.timeout.c_str());
+  return o->exit;
+}
+
+}  // namespace
+
+core::Result<SendOutcome> Send(const SendArgs& a) {
   std::string before;
   if (a.wait) {
     auto b = ViewOutput(a.ref, 2000);
-    if (!b) return ReportError(b.error());
+    if (!b) return b.error();
     before = *b;
   }
   rapidjson::Document body = ActionBody(a.ref);
@@ -124,25 +123,17 @@ int RunSend(SendArgs a) {
     body.AddMember("keys", keys, al);
   }
   auto d = PostAction("send", body, a.guards);
-  if (!d) return ReportError(d.error());
+  if (!d) return d.error();
+  SendOutcome out;
   if (d->HasMember("result") && (*d)["result"].HasMember("policy")) {
     const auto& p = (*d)["result"]["policy"];
-    std::fprintf(stderr, "agtmux: send policy %s: %s (%s)\n", p["level"].GetString(), p["rule"].GetString(),
-                 p["pattern"].GetString());
+    out.policy_note = std::string("send policy ") + p["level"].GetString() + ": " + p["rule"].GetString() + " (" +
+                      p["pattern"].GetString() + ")";
   }
-  if (a.json) {
-    rapidjson::StringBuffer sb;
-    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-    d->Accept(w);
-    std::printf("%s\n", sb.GetString());
-  } else if (!a.wait) {
-    std::printf("sent (action %s, delivery %s)\n", (*d)["action_id"].GetString(),
-                ResultString(*d, "delivery").c_str());
-  }
-  return a.wait ? Wait(a, before) : 0;
+  out.answer = std::move(*d);
+  if (!a.wait) return out;
+  return Wait(a, before, std::move(out));
 }
-
-}  // namespace
 
 CommandSpec SendCommand() {
   return {"send", "Type into an agent pane (literal text, stdin, keys), guarded; --wait for the result",

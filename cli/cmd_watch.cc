@@ -8,8 +8,6 @@
 // leaves with the terminal as it was.
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -23,6 +21,7 @@
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "cli/table.h"
+#include "cli/watch_items.h"
 #include "libagtcore/clock.h"
 #include "libagtcore/json.h"
 #include "libagtcore/timefmt.h"
@@ -41,13 +40,6 @@ struct WatchFlags {
   std::string session, state, agent;
   bool needs_action = false;
 };
-
-std::string ToJson(const rapidjson::Value& v) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  v.Accept(w);
-  return sb.GetString();
-}
 
 // The terminal's settings before watch changed them, for the signal handler.
 termios g_saved_tty;
@@ -104,33 +96,15 @@ std::string LocalClock(core::TimeNs now) {
   return buf;
 }
 
-/// The table view: items by identity, redrawn after each change.
+/// The table view: the stream's items, redrawn after each change.
 class TableView {
  public:
   TableView(std::string scope, bool tty) : scope_(std::move(scope)), tty_(tty) {}
 
   void Apply(const rapidjson::Document& line) {
-    std::string type = line["type"].GetString();
-    if (type == "reset") {
-      items_.clear();
-      return;
-    }
-    if (type == "snapshot") {
-      items_.clear();
-      for (const auto& it : line["items"].GetArray()) items_[ToJson(it["identity"])] = ToJson(it);
-    } else if (type == "delta") {
-      for (const auto& c : line["changes"].GetArray()) {
-        std::string key = ToJson(c["identity"]);
-        if (std::string(c["op"].GetString()) == "upsert") {
-          items_[key] = ToJson(c["item"]);
-        } else {
-          items_.erase(key);
-        }
-      }
-      bool heartbeat = line.HasMember("heartbeat") && line["heartbeat"].GetBool();
-      if (heartbeat && !tty_) return;  // a pipe gets a new table only on change
-    }
-    summary_ = line.HasMember("summary") ? ToJson(line["summary"]) : "{}";
+    WatchItems::Line kind = items_.Apply(line);
+    if (kind == WatchItems::Line::kIgnored || kind == WatchItems::Line::kReset) return;
+    if (kind == WatchItems::Line::kHeartbeat && !tty_) return;  // a pipe gets a new table only on change
     Draw();
   }
 
@@ -138,18 +112,13 @@ class TableView {
   void Draw() {
     rapidjson::Document arr;
     arr.SetArray();
-    for (const auto& [k, v] : items_) {
-      rapidjson::Document item(&arr.GetAllocator());
-      if (!core::ParseJson(v, &item)) continue;
-      arr.PushBack(rapidjson::Value(item, arr.GetAllocator()), arr.GetAllocator());
-    }
+    for (const auto& [k, item] : items_.items())
+      arr.PushBack(rapidjson::Value(*item, arr.GetAllocator()), arr.GetAllocator());
     core::TimeNs now = core::SystemClock::Get().Now();
-    rapidjson::Document summary;
-    if (!core::ParseJson(summary_, &summary)) summary.SetObject();
     std::string out;
     if (tty_) out += "\x1b[H\x1b[2J";
     const int width = TerminalWidth();
-    std::string head = "agtmux watch  " + scope_ + "  " + LocalClock(now) + "  " + SummaryLine(summary);
+    std::string head = "agtmux watch  " + scope_ + "  " + LocalClock(now) + "  " + SummaryLine(items_.summary());
     if (tty_) head += "  (q quits)";
     out += (width > 0 ? TruncateToWidth(head, width) : head) + "\n\n";
     out += RenderItemsTable(scope_, arr, now, tty_ && ColorEnabled(), false, width);
@@ -160,8 +129,7 @@ class TableView {
 
   std::string scope_;
   bool tty_;
-  std::map<std::string, std::string> items_;
-  std::string summary_ = "{}";
+  WatchItems items_;
 };
 
 int RunWatch(const WatchFlags& f) {

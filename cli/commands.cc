@@ -20,6 +20,7 @@ CommandSpec RespondCommand();
 CommandSpec AttachCommand();
 CommandSpec ViewOutputCommand();
 CommandSpec KillCommand();
+CommandSpec UiCommand();
 CommandSpec ConfigCommand();
 CommandSpec CompletionCommand();
 CommandSpec ManpageCommand();
@@ -45,6 +46,7 @@ CommandSpec VersionCommand() {
 const std::vector<CommandSpec>& Commands() {
   static const std::vector<CommandSpec> table = {
       VersionCommand(),
+      UiCommand(),
       ShellInitCommand(),
       HookCommand(),
       ListCommand(),

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -154,11 +155,23 @@ core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
                                             paths.log_path);
 }
 
+namespace {
+std::atomic<bool> autostart_disabled{false};
+}  // namespace
+
+void DisableAutostart() { autostart_disabled = true; }
+
 core::Result<DaemonClient> DaemonClient::Open(const ClientOptions& options) {
   auto paths = core::ResolvePaths(core::RealEnv());
   if (!paths) return paths.error();
   DaemonClient c(*paths, options);
-  if (options.autostart && !c.Alive()) {
+  if (options.autostart && !autostart_disabled && !c.Alive()) {
+    // Something accepts connections but does not answer (a stopped or
+    // overloaded daemon): a second daemon would not help.
+    if (auto fd = net::ConnectUnixSocket(c.paths_.socket_path); fd) {
+      core::UniqueFd listening(*fd);
+      return Unreachable(c.paths_.socket_path, "it accepts connections but does not answer");
+    }
     auto pid = StartDaemon(c.paths_, options.start_wait);
     if (!pid) return pid.error();
   }
@@ -235,14 +248,8 @@ core::Status DaemonClient::Stream(const std::string& path, core::TimeNs idle_tim
   std::string wire = net::FormatHttpRequest(req);
   if (::send(fd.get(), wire.data(), wire.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(wire.size()))
     return Unreachable(paths_.socket_path, std::string("send: ") + std::strerror(errno));
-  std::string buf, body;
-  bool in_body = false, chunked = false;
-  net::HttpResponseParser head_parser;
-  int status = 0;
+  LineStreamDecoder decoder;
   char tmp[65536];
-  std::string pending;  // decoded body bytes not yet split into lines
-  size_t chunk_left = 0;
-  bool chunk_crlf = false;
   while (true) {
     if (!wait(POLLIN, idle_timeout))
       return core::MakeError(core::Err::kDaemonUnreachable, "agtmuxd stopped sending (no data for " +
@@ -250,70 +257,89 @@ core::Status DaemonClient::Stream(const std::string& path, core::TimeNs idle_tim
     ssize_t n = ::recv(fd.get(), tmp, sizeof tmp, 0);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     if (n <= 0) {
-      if (!in_body) return Unreachable(paths_.socket_path, "connection closed before a response");
-      if (!pending.empty()) on_line(pending);
+      if (!decoder.in_body()) return Unreachable(paths_.socket_path, "connection closed before a response");
+      if (!decoder.pending().empty()) on_line(decoder.pending());
       return core::MakeError(core::Err::kDaemonUnreachable, "the watch stream was cut off");
     }
-    buf.append(tmp, static_cast<size_t>(n));
-    if (!in_body) {
-      size_t end = buf.find("\r\n\r\n");
-      if (end == std::string::npos) continue;
-      std::string head = buf.substr(0, end + 4);
-      buf.erase(0, end + 4);
-      status = std::atoi(head.c_str() + head.find(' ') + 1);
-      std::string lower;
-      for (char c : head) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-      chunked = lower.find("transfer-encoding: chunked") != std::string::npos;
-      in_body = true;
-      if (status != 200) {
-        // An error answer: read its Content-Length body, then report it.
-        net::HttpResponseParser p;
-        auto st = p.Feed(head + buf);
-        while (st == net::HttpResponseParser::Status::kNeedMore && wait(POLLIN, 2 * core::kNsPerSec)) {
-          ssize_t m = ::recv(fd.get(), tmp, sizeof tmp, 0);
-          if (m <= 0) break;
-          st = p.Feed(std::string_view(tmp, static_cast<size_t>(m)));
-        }
-        return net::ApiErrorFromResponse(p.response());
-      }
-    }
-    // Decode chunks into `pending`, then hand over complete lines.
-    while (!buf.empty()) {
-      if (!chunked) {
-        pending += buf;
-        buf.clear();
-        break;
-      }
-      if (chunk_crlf) {
-        if (buf.size() < 2) break;
-        buf.erase(0, 2);
-        chunk_crlf = false;
-        continue;
-      }
-      if (chunk_left == 0) {
-        size_t eol = buf.find("\r\n");
-        if (eol == std::string::npos) break;
-        chunk_left = std::strtoul(buf.substr(0, eol).c_str(), nullptr, 16);
-        buf.erase(0, eol + 2);
-        if (chunk_left == 0) {
-          if (!pending.empty()) on_line(pending);
-          return core::Ok();  // the daemon ended the stream
-        }
-        continue;
-      }
-      size_t take = std::min(chunk_left, buf.size());
-      pending.append(buf, 0, take);
-      buf.erase(0, take);
-      chunk_left -= take;
-      if (chunk_left == 0) chunk_crlf = true;
-    }
-    size_t nl;
-    while ((nl = pending.find('\n')) != std::string::npos) {
-      std::string line = pending.substr(0, nl);
-      pending.erase(0, nl + 1);
-      if (!line.empty() && !on_line(line)) return core::Ok();
+    switch (decoder.Feed(std::string_view(tmp, static_cast<size_t>(n)), on_line)) {
+      case LineStreamDecoder::Status::kMore: break;
+      case LineStreamDecoder::Status::kEnded:
+      case LineStreamDecoder::Status::kStopped: return core::Ok();
+      case LineStreamDecoder::Status::kFailed: return decoder.error();
     }
   }
+}
+
+LineStreamDecoder::Status LineStreamDecoder::Feed(std::string_view bytes,
+                                                  const std::function<bool(std::string_view)>& on_line) {
+  if (failed_) {
+    // An error answer: its Content-Length body, then the error.
+    if (error_parser_.Feed(bytes) == net::HttpResponseParser::Status::kNeedMore) return Status::kMore;
+    error_ = net::ApiErrorFromResponse(error_parser_.response());
+    return Status::kFailed;
+  }
+  buf_.append(bytes);
+  if (!in_body_) {
+    size_t end = buf_.find("\r\n\r\n");
+    if (end == std::string::npos) return Status::kMore;
+    std::string head = buf_.substr(0, end + 4);
+    buf_.erase(0, end + 4);
+    size_t sp = head.find(' ');
+    int status = sp == std::string::npos ? 0 : std::atoi(head.c_str() + sp + 1);
+    std::string lower;
+    for (char c : head) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    chunked_ = lower.find("transfer-encoding: chunked") != std::string::npos;
+    in_body_ = true;
+    if (status != 200) {
+      failed_ = true;
+      std::string rest;
+      rest.swap(buf_);
+      return Feed(head + rest, on_line);
+    }
+  }
+  // Decode chunks into `pending_`, then hand over complete lines.
+  bool ended = false;
+  while (!buf_.empty()) {
+    if (!chunked_) {
+      pending_ += buf_;
+      buf_.clear();
+      break;
+    }
+    if (chunk_crlf_) {
+      if (buf_.size() < 2) break;
+      buf_.erase(0, 2);
+      chunk_crlf_ = false;
+      continue;
+    }
+    if (chunk_left_ == 0) {
+      size_t eol = buf_.find("\r\n");
+      if (eol == std::string::npos) break;
+      chunk_left_ = std::strtoul(buf_.substr(0, eol).c_str(), nullptr, 16);
+      buf_.erase(0, eol + 2);
+      if (chunk_left_ == 0) {
+        ended = true;
+        break;
+      }
+      continue;
+    }
+    size_t take = std::min(chunk_left_, buf_.size());
+    pending_.append(buf_, 0, take);
+    buf_.erase(0, take);
+    chunk_left_ -= take;
+    if (chunk_left_ == 0) chunk_crlf_ = true;
+  }
+  size_t nl;
+  while ((nl = pending_.find('\n')) != std::string::npos) {
+    std::string line = pending_.substr(0, nl);
+    pending_.erase(0, nl + 1);
+    if (!line.empty() && !on_line(line)) return Status::kStopped;
+  }
+  if (ended) {
+    if (!pending_.empty()) on_line(pending_);
+    pending_.clear();
+    return Status::kEnded;
+  }
+  return Status::kMore;
 }
 
 int ReportError(const core::Error& error) {

@@ -32,6 +32,11 @@ core::Result<std::string> FindDaemonBinary();
 /// waits until its socket answers. Returns the daemon's pid.
 core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait);
 
+/// From now on no DaemonClient of this process starts agtmuxd on demand
+/// (`agtmux ui` starts it once, at start-up; a daemon that goes away later
+/// is reported, not restarted behind the user by a background call).
+void DisableAutostart();
+
 class DaemonClient {
  public:
   /// Resolves the paths; with autostart, starts the daemon if needed.
@@ -55,6 +60,34 @@ class DaemonClient {
   DaemonClient(core::Paths paths, ClientOptions options) : paths_(std::move(paths)), options_(options) {}
   core::Paths paths_;
   ClientOptions options_;
+};
+
+/// The client side of a chunked line stream (GET /v1/watch), fed the bytes
+/// of the connection as they arrive, so a blocking reader
+/// (DaemonClient::Stream) and a poll loop (`agtmux ui`) share one decoder.
+class LineStreamDecoder {
+ public:
+  enum class Status {
+    kMore,     // everything fed is used; feed more
+    kEnded,    // the daemon ended the stream (chunked terminator)
+    kStopped,  // on_line returned false
+    kFailed,   // the answer is an error, see error()
+  };
+  /// Decodes `bytes`; `on_line` gets each complete, non-empty line.
+  Status Feed(std::string_view bytes, const std::function<bool(std::string_view line)>& on_line);
+  /// True once the response head was read.
+  bool in_body() const { return in_body_; }
+  /// The bytes of a last line not yet ended by a newline.
+  const std::string& pending() const { return pending_; }
+  /// The API error of a non-200 answer (after kFailed).
+  const core::Error& error() const { return error_; }
+
+ private:
+  std::string buf_, pending_;
+  bool in_body_ = false, chunked_ = false, failed_ = false, chunk_crlf_ = false;
+  size_t chunk_left_ = 0;
+  net::HttpResponseParser error_parser_;
+  core::Error error_;
 };
 
 /// A daemon answer as a JSON document: E_INTERNAL "the daemon sent a

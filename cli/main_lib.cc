@@ -1,11 +1,14 @@
 // Parses argv against the command table and runs the chosen subcommand.
 // CLI11 reports parse errors by exception; this is the one place that
 // catches them, so no stack trace or uncaught exception reaches a user.
+// `agtmux` with no arguments on a terminal is `agtmux ui`.
 // A command that runs another program (CommandSpec::own_words) gets the
 // program's words untouched: they are cut off argv before CLI11 sees it.
 // `agtmux help [COMMAND...]` is `agtmux [COMMAND...] --help`. A usage
 // error (usage.h) exits kExitUsage; the exit codes are in exit_codes.h.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <cstdio>
 #include <algorithm>
 #include <exception>
@@ -52,6 +55,9 @@ int Main(int argc, char** argv) {
   AddExampleFooters(&app);
 
   std::vector<std::string> words(argv, argv + argc);
+  // `agtmux` alone on a terminal opens the interactive view; without a
+  // terminal (a script, a pipe) it still asks for a subcommand.
+  if (argc == 1 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) words.push_back("ui");
   if (words.size() >= 2 && words[1] == "help") {
     words.erase(words.begin() + 1);
     words.push_back("--help");

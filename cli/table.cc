@@ -187,6 +187,41 @@ std::string StateCounts(const rapidjson::Value& by_state) {
 
 }  // namespace
 
+PaneCells PaneCellsOf(const rapidjson::Value& it, core::TimeNs now) {
+  PaneCells c;
+  const auto& id = Obj(it, "identity");
+  c.target = Str(id, "target");
+  c.session = Str(id, "session_name");
+  c.pane = Str(id, "pane_id");
+  c.tmux_pane = c.session + ":" + std::to_string(Int(it, "window_index")) + "." + std::to_string(Int(it, "pane_index"));
+  c.state = Str(it, "state");
+  c.window = Str(id, "window_id");
+  if (!Str(it, "window_name").empty()) c.window = std::to_string(Int(it, "window_index")) + ":" + Str(it, "window_name");
+  const auto& waiting = Obj(it, "waiting");
+  if (waiting.IsObject()) c.detail = Str(waiting, "details");
+  // A question has no command: what the screen showed is the evidence.
+  if (c.detail.empty() && waiting.IsObject()) c.detail = Str(it, "evidence");
+  if (c.detail.empty() && c.state == "unknown") c.detail = Str(it, "reason_code");
+  if (c.detail.empty()) c.detail = Str(it, "title");
+  c.source = Str(it, "source").empty() ? "-" : Str(it, "source");
+  c.agent = Str(it, "agent_type").empty() ? "-" : Str(it, "agent_type");
+  c.age = Age(Str(it, "updated_at"), now);
+  // An agent version its pattern set was not verified on: the state is
+  // shown as read, with a mark and a note under the table.
+  const auto v = it.IsObject() ? it.FindMember("verified") : it.MemberEnd();
+  if (it.IsObject() && v != it.MemberEnd() && v->value.IsBool() && !v->value.GetBool()) {
+    c.agent += "!";
+    std::string list;
+    const auto vo = it.FindMember("verified_on");
+    if (vo != it.MemberEnd() && vo->value.IsArray())
+      for (const auto& x : vo->value.GetArray())
+        if (x.IsString()) list += (list.empty() ? "" : ", ") + std::string(x.GetString());
+    c.unverified_note = "! " + c.pane + " " + Str(it, "agent_type") + " " + Str(it, "agent_version") +
+                        ": not a version its pattern set was verified on (" + (list.empty() ? "none" : list) + ")\n";
+  }
+  return c;
+}
+
 std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& items, core::TimeNs now,
                              bool color, bool agent_summary, int width) {
   if (!items.IsArray()) return "";
@@ -208,36 +243,12 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
     t.SetShrinkable(first + 6, 6);
     std::string notes;
     for (const auto& it : items.GetArray()) {
-      const auto& id = Obj(it, "identity");
-      std::string state = Str(it, "state");
-      std::string pane = Str(id, "session_name") + ":" + std::to_string(Int(it, "window_index")) + "." +
-                         std::to_string(Int(it, "pane_index"));
-      std::string detail;
-      const auto& waiting = Obj(it, "waiting");
-      if (waiting.IsObject()) detail = Str(waiting, "details");
-      if (detail.empty() && state == "unknown") detail = Str(it, "reason_code");
-      if (detail.empty()) detail = Str(it, "title");
-      std::string source = Str(it, "source");
-      std::string agent = Str(it, "agent_type").empty() ? "-" : Str(it, "agent_type");
-      // An agent version its pattern set was not verified on: the state is
-      // shown as read, with a mark and a note under the table.
-      const auto v = it.IsObject() ? it.FindMember("verified") : it.MemberEnd();
-      if (it.IsObject() && v != it.MemberEnd() && v->value.IsBool() && !v->value.GetBool()) {
-        agent += "!";
-        std::string list;
-        const auto vo = it.FindMember("verified_on");
-        if (vo != it.MemberEnd() && vo->value.IsArray())
-          for (const auto& x : vo->value.GetArray())
-            if (x.IsString()) list += (list.empty() ? "" : ", ") + std::string(x.GetString());
-        notes += "! " + Str(id, "pane_id") + " " + Str(it, "agent_type") + " " + Str(it, "agent_version") +
-                 ": not a version its pattern set was verified on (" + (list.empty() ? "none" : list) +
-                 ")\n";
-      }
-      std::vector<std::string> row = {pane, Str(id, "pane_id"), agent, state, source.empty() ? "-" : source,
-                                      Age(Str(it, "updated_at"), now), detail};
-      std::vector<std::string> colors = {"", "", "", StateColor(state), "", "", ""};
+      PaneCells c = PaneCellsOf(it, now);
+      notes += c.unverified_note;
+      std::vector<std::string> row = {c.tmux_pane, c.pane, c.agent, c.state, c.source, c.age, c.detail};
+      std::vector<std::string> colors = {"", "", "", StateColor(c.state), "", "", ""};
       if (remote) {
-        row.insert(row.begin(), Str(id, "target"));
+        row.insert(row.begin(), c.target);
         colors.insert(colors.begin(), "");
       }
       t.AddRow(std::move(row), std::move(colors));

@@ -53,6 +53,21 @@ class Table {
 /// The SGR colour for a state name ("" when none).
 std::string StateColor(std::string_view state);
 
+/// The cells a pane item shows in every human view (`list panes`, `watch`,
+/// `agtmux ui`): one copy of how an API pane item reads to a person.
+struct PaneCells {
+  std::string target, session, window, pane, agent, state, source, age, detail;
+  /// session:window.pane, as tmux users type it (a ref the actions accept).
+  std::string tmux_pane;
+  /// The `verified: false` note for under a table ("" when verified).
+  std::string unverified_note;
+};
+/// `item`'s cells, its age measured to `now`. WINDOW is "index:name" when
+/// the window has a name; AGENT carries "!" for an unverified version;
+/// DETAIL is what the pane waits on (the command or question), else the
+/// reason of an unknown state, else the pane's title.
+PaneCells PaneCellsOf(const rapidjson::Value& item, core::TimeNs now);
+
 /// The human table of API items of `scope` (panes|windows|sessions), the
 /// shape /v1/panes and the watch stream carry. Ages are measured to `now`;
 /// lines fit in `width` cells when `width` > 0 (TerminalWidth()).

@@ -1,8 +1,10 @@
 // UTF-8 validation, shared by the ref parser (decoded session names must be
-// valid UTF-8) and the event codec (JSON strings must be).
+// valid UTF-8) and the event codec (JSON strings must be), and encoding of
+// one code point (the wrapper's screen text, `agtmux ui`'s typed prompt).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -15,5 +17,8 @@ bool IsValidUtf8(std::string_view s, size_t* bad_offset = nullptr);
 
 /// `s` with every ill-formed sequence replaced by U+FFFD.
 std::string SanitizeUtf8(std::string_view s);
+
+/// Appends `cp` encoded as UTF-8; nothing for a value above U+10FFFF.
+void AppendUtf8(std::string* out, uint32_t cp);
 
 }  // namespace agt::core

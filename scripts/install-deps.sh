@@ -21,7 +21,7 @@ packages=(
   # libraries (docs/spec.md §2)
   libuv1-dev libsqlite3-dev rapidjson-dev libpcre2-dev libssh2-1-dev
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev libvterm-dev
-  libhttp-parser-dev libssl-dev libtomlplusplus-dev libutf8proc-dev
+  libhttp-parser-dev libssl-dev libtomlplusplus-dev libutf8proc-dev libncurses-dev
   libcurl4-openssl-dev  # the notifier's webhook (aggregator/notify)
   # what the tests and the demo run for real (util-linux: setpriv, for the
   # daemon's tmux control client)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, starts agtmuxd (its SQLite
-# store lives in ~/.local/state/agtmux), and shows the live view of every
-# agent pane of your tmux (`agtmux watch`). Ctrl-C leaves the view; the
-# daemon keeps running (stop it with `build/cli/agtmux daemon stop`).
+# store lives in ~/.local/state/agtmux), and shows the interactive view of
+# every agent pane of your tmux (`agtmux ui`, docs/ui.md; on a terminal
+# without one, the `agtmux watch` table). q leaves the view; the daemon
+# keeps running (stop it with `build/cli/agtmux daemon stop`).
 #
 #   scripts/run.sh            your own tmux, live
 #   scripts/run.sh --demo     no API key, no network, your files untouched:
@@ -11,7 +12,8 @@
 #                             Gemini CLIs (tests/fixtures/) - three under
 #                             `agtmux wrap` (source PTY) and one unwrapped
 #                             (source CAP) - with a sandboxed daemon, and
-#                             the live view of them.
+#                             the interactive view of them (Enter on a
+#                             pane attaches to the demo's tmux server).
 #   scripts/run.sh --demo --once   the same, printing one snapshot after
 #                             the panes have played for a while, then exit.
 set -euo pipefail
@@ -39,6 +41,7 @@ agtmux="$root/build/cli/agtmux"
 if ((!demo)); then
   "$agtmux" daemon start
   if ((once)); then exec "$agtmux" list panes; fi
+  if [[ -t 0 && -t 1 ]]; then exec "$agtmux" ui; fi
   exec "$agtmux" watch
 fi
 
@@ -86,4 +89,8 @@ if ((once)); then
   "$agtmux" list panes --all-targets
   exit 0
 fi
-"$agtmux" watch --target demo
+if [[ -t 0 && -t 1 ]]; then
+  "$agtmux" ui
+else
+  "$agtmux" watch --target demo
+fi

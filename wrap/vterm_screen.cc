@@ -8,26 +8,10 @@
 #include <cstring>
 #include <string>
 
+#include "libagtcore/utf8.h"
+
 namespace agt::wrap {
 namespace {
-
-void AppendUtf8(std::string* out, uint32_t cp) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x110000) {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 /// Length of an incomplete UTF-8 sequence at the end of `s` (0 if none).
 size_t IncompleteTail(std::string_view s) {
@@ -204,7 +188,7 @@ detect::Screen VtermScreen::Snapshot() const {
         line.push_back(' ');
       } else {
         for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && cell.chars[i] != 0; ++i)
-          AppendUtf8(&line, cell.chars[i]);
+          core::AppendUtf8(&line, cell.chars[i]);
         keep = line.size();
       }
       c += cell.width > 1 ? cell.width : 1;

@@ -26,13 +26,12 @@ import json
 import os
 import resource
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
+
+import bench_daemon
 
 
 def payload(i):
@@ -77,19 +76,6 @@ def report(name, xs, base=None):
     print(line, flush=True)
 
 
-def health(sock):
-    try:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(1)
-        s.connect(sock)
-        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        ok = s.recv(64).startswith(b"HTTP/1.1 200")
-        s.close()
-        return ok
-    except OSError:
-        return False
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agtmux", required=True)
@@ -111,13 +97,7 @@ def main():
         down = measure(hook, env, a.runs, 200000, "down")
         spooled = len(os.listdir(os.path.join(root, "state", "spool")))
 
-        log = open(os.path.join(root, "agtmuxd.out"), "w")
-        daemon = subprocess.Popen([a.agtmuxd], env=env, stdout=log, stderr=subprocess.STDOUT)
-        end = time.monotonic() + 30
-        while time.monotonic() < end and not health(env["AGTMUX_SOCKET"]):
-            if daemon.poll() is not None:
-                sys.exit("agtmuxd exited with %d, see %s" % (daemon.returncode, log.name))
-            time.sleep(0.1)
+        daemon = bench_daemon.start([a.agtmuxd], env, env["AGTMUX_SOCKET"], os.path.join(root, "agtmuxd.out"))
         measure(hook, env, 20, 300000)
         up = measure(hook, env, a.runs, 400000, "up")
         report("up", up, base)
@@ -126,13 +106,7 @@ def main():
         print("goal p95(up) < 20 ms: %s (1-min load average %.1f on %d CPUs)"
               % ("met" if pct(up, 95) < 20 else "NOT met", os.getloadavg()[0], os.cpu_count()))
     finally:
-        if daemon and daemon.poll() is None:
-            daemon.send_signal(signal.SIGTERM)
-            try:
-                daemon.wait(10)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
-                daemon.wait()
+        bench_daemon.stop(daemon)
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -1,0 +1,43 @@
+// The terminal of `agtmux ui` (ncurses): set up and restored (endwin on
+// every exit path, by the destructor), keys read without waiting and
+// translated to ui::Key, frames painted line by line where they differ
+// from the last one painted; ncurses' own diff (wnoutrefresh + doupdate)
+// then sends only the changed cells. No screen is cleared per frame.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "cli/ui/frame.h"
+
+namespace agt::cli::ui {
+
+class Screen {
+ public:
+  /// Takes over the terminal (stdin/stdout must be one).
+  Screen();
+  ~Screen();
+  Screen(const Screen&) = delete;
+  Screen& operator=(const Screen&) = delete;
+
+  int cols() const;
+  int rows() const;
+  /// The next key, or -1 when none is waiting. A terminal resize comes
+  /// back as resized() turning true (and the next Paint repaints all).
+  int ReadKey();
+  bool resized() {
+    bool r = resized_;
+    resized_ = false;
+    return r;
+  }
+  /// Paints `frame`; returns how many lines differed from the last frame.
+  size_t Paint(const std::vector<FrameLine>& frame);
+  /// Gives the terminal back (endwin); the destructor does it too.
+  void End();
+
+ private:
+  std::vector<FrameLine> last_;
+  bool color_ = false, ended_ = false, resized_ = false;
+};
+
+}  // namespace agt::cli::ui
