@@ -54,9 +54,11 @@ int Run(const std::string& verb, bool json) {
     const auto& d = *h;
     std::printf("agtmuxd is running: pid %lld, up %llds, socket %s\n", static_cast<long long>(d["pid"].GetInt64()),
                 static_cast<long long>(d["uptime_seconds"].GetInt64()), d["socket_path"].GetString());
-    std::printf("engine %s, persistence %s, %lld agent panes of %lld, %lld watchers\n", d["engine"].GetString(),
-                d["persistence"].GetString(), static_cast<long long>(d["agent_panes"].GetInt64()),
-                static_cast<long long>(d["panes"].GetInt64()), static_cast<long long>(d["watchers"].GetInt64()));
+    const long long panes = d["panes"].GetInt64(), agents = d["agent_panes"].GetInt64(),
+                    watchers = d["watchers"].GetInt64();
+    std::printf("engine %s, persistence %s, %lld %s (%lld with an agent), %lld %s\n", d["engine"].GetString(),
+                d["persistence"].GetString(), panes, panes == 1 ? "pane" : "panes", agents, watchers,
+                watchers == 1 ? "watcher" : "watchers");
     // Events lost on the way to the store (docs/api.md, /v1/health).
     if (d.HasMember("events_dropped") && d["events_dropped"].IsInt64()) {
       std::string why;

@@ -24,7 +24,7 @@ core::Status ValidateTarget(const TargetSpec& spec) {
     return core::MakeError(core::Err::kTargetInvalid,
                            "target kind '" + spec.kind + "' is not local or ssh");
   if (spec.kind == "ssh" && spec.ssh_target.empty())
-    return core::MakeError(core::Err::kTargetInvalid, "an ssh target needs ssh_target");
+    return core::MakeError(core::Err::kTargetInvalid, "an ssh target needs ssh_target (`agtmux target add NAME --kind ssh --ssh-target user@host`)");
   if (spec.kind == "ssh")
     if (auto ssh = ParseSshTarget(spec.ssh_target); !ssh) return ssh.error();
   if (!spec.tmux_socket.empty() && spec.tmux_socket[0] != '/')

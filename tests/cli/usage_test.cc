@@ -139,6 +139,11 @@ TEST_F(UsageDaemonTest, RefsAsUsersTypeThemAndFilterMistakesExplained) {
   auto state = Agtmux({"list", "panes", "--state", "waiting"});
   EXPECT_EQ(state.status, 1);
   EXPECT_NE(state.err.find("did you mean waiting_approval or waiting_input?"), std::string::npos) << state.err;
+  auto ssh = Agtmux({"target", "add", "vm1", "--kind", "ssh"});
+  EXPECT_EQ(ssh.status, 1);
+  EXPECT_NE(ssh.err.find("--ssh-target"), std::string::npos) << "the flag as the user spells it\n" << ssh.err;
+  auto status = Agtmux({"daemon", "status"});
+  EXPECT_NE(status.out.find("1 pane (1 with an agent), 0 watchers"), std::string::npos) << status.out;
   auto agent = Agtmux({"list", "panes", "--agent", "claud"});
   EXPECT_EQ(agent.status, 0);
   EXPECT_NE(agent.out.find("no claud panes; the agent panes here are claude (did you mean claude?)"),
