@@ -18,6 +18,7 @@
 
 #include <string>
 
+#include "cli/json_fields.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/json.h"
 
@@ -28,13 +29,6 @@ using core::Confidence;
 using core::Err;
 using core::Signal;
 using core::State;
-
-std::string Str(const rapidjson::Value& obj, const char* key) {
-  if (!obj.IsObject()) return "";
-  auto it = obj.FindMember(key);
-  if (it == obj.MemberEnd() || !it->value.IsString()) return "";
-  return std::string(it->value.GetString(), it->value.GetStringLength());
-}
 
 std::string Truncate(std::string s, size_t max) {
   if (s.size() <= max) return s;
@@ -72,7 +66,7 @@ std::string ToolSubject(const rapidjson::Value& payload) {
   auto it = payload.FindMember("tool_input");
   if (it == payload.MemberEnd() || !it->value.IsObject()) return "";
   for (const char* key : {"command", "file_path", "path", "url", "notebook_path", "pattern"}) {
-    std::string v = Str(it->value, key);
+    std::string v = JsonStr(it->value, key);
     if (!v.empty()) return Truncate(FirstLine(v), 200);
   }
   return "";
@@ -89,13 +83,13 @@ void QuestionDetail(const rapidjson::Value& payload, core::WaitingDetail* d) {
   if (qs == in->value.MemberEnd() || !qs->value.IsArray() || qs->value.Empty()) return;
   const rapidjson::Value& q = qs->value[0];
   if (!q.IsObject()) return;
-  d->details = Truncate(FirstLine(Str(q, "question")), 200);
+  d->details = Truncate(FirstLine(JsonStr(q, "question")), 200);
   auto multi = q.FindMember("multiSelect");
   d->multi_select = multi != q.MemberEnd() && multi->value.IsBool() && multi->value.GetBool();
   auto opts = q.FindMember("options");
   if (opts == q.MemberEnd() || !opts->value.IsArray()) return;
   for (const auto& o : opts->value.GetArray()) {
-    std::string label = Str(o, "label");
+    std::string label = JsonStr(o, "label");
     if (!label.empty()) d->choices.push_back(Truncate(FirstLine(label), 120));
   }
 }
@@ -111,7 +105,7 @@ Signal Make(State state, Confidence c, std::string rule_id, std::string evidence
 
 std::optional<Signal> ClaudeSignal(const std::string& name, const rapidjson::Value& p) {
   const std::string rule = "claude." + name;
-  const std::string tool = Str(p, "tool_name");
+  const std::string tool = JsonStr(p, "tool_name");
   if (name == "UserPromptSubmit")
     return Make(State::kRunning, Confidence::kHigh, rule, "prompt submitted");
   if (name == "PreToolUse" || name == "PostToolUse" || name == "PostToolUseFailure") {
@@ -137,8 +131,8 @@ std::optional<Signal> ClaudeSignal(const std::string& name, const rapidjson::Val
     return s;
   }
   if (name == "Notification") {
-    const std::string type = Str(p, "notification_type");
-    const std::string msg = Truncate(Str(p, "message"), 200);
+    const std::string type = JsonStr(p, "notification_type");
+    const std::string msg = Truncate(JsonStr(p, "message"), 200);
     if (type == "permission_prompt") {
       Signal s = Make(State::kWaitingApproval, Confidence::kHigh, rule + ".permission_prompt", msg);
       s.detail.approval_type = "tool";
@@ -157,21 +151,21 @@ std::optional<Signal> ClaudeSignal(const std::string& name, const rapidjson::Val
   }
   if (name == "Stop") {
     // Claude 2.1.197 sends the answer's text as last_assistant_message.
-    std::string last = FirstLine(Str(p, "last_assistant_message"));
+    std::string last = FirstLine(JsonStr(p, "last_assistant_message"));
     return Make(State::kCompleted, Confidence::kHigh, rule,
                 last.empty() ? "turn ended" : Truncate(last, 200));
   }
   if (name == "SubagentStop")
     return Make(State::kRunning, Confidence::kMedium, rule, "subagent finished");
   if (name == "StopFailure") {
-    std::string err = Str(p, "error");
-    if (err.empty()) err = Str(p, "message");
+    std::string err = JsonStr(p, "error");
+    if (err.empty()) err = JsonStr(p, "message");
     return Make(State::kError, Confidence::kHigh, rule,
                 err.empty() ? "turn ended by an error" : Truncate(err, 200));
   }
   if (name == "PreCompact") return Make(State::kRunning, Confidence::kMedium, rule, "compacting");
   if (name == "SessionStart") {
-    const std::string source = Str(p, "source");
+    const std::string source = JsonStr(p, "source");
     if (source == "compact")
       return Make(State::kRunning, Confidence::kMedium, rule, "session resumed after compaction");
     // At start-up it fires before the prompt (or a start-up dialog) is
@@ -216,11 +210,11 @@ bool IsCodexTitleTurn(const rapidjson::Value& doc) {
 
 std::optional<Signal> GeminiSignal(const std::string& name, const rapidjson::Value& p) {
   const std::string rule = "gemini." + name;
-  const std::string tool = Str(p, "tool_name");
+  const std::string tool = JsonStr(p, "tool_name");
   if (name == "BeforeAgent" || name == "BeforeModel" || name == "AfterModel")
     return Make(State::kRunning, Confidence::kHigh, rule, "agent turn running");
   if (name == "AfterAgent") {
-    std::string answer = FirstLine(Str(p, "prompt_response"));
+    std::string answer = FirstLine(JsonStr(p, "prompt_response"));
     return Make(State::kCompleted, Confidence::kHigh, rule,
                 answer.empty() ? "turn ended" : Truncate(answer, 200));
   }
@@ -231,8 +225,8 @@ std::optional<Signal> GeminiSignal(const std::string& name, const rapidjson::Val
   }
   if (name == "PreCompress") return Make(State::kRunning, Confidence::kMedium, rule, "compressing");
   if (name == "Notification") {
-    const std::string type = Str(p, "notification_type");
-    const std::string msg = Truncate(Str(p, "message"), 200);
+    const std::string type = JsonStr(p, "notification_type");
+    const std::string msg = Truncate(JsonStr(p, "message"), 200);
     if (type == "ToolPermission") {
       // Gemini 0.61.0: details is the confirmation's own object, e.g.
       // {"type":"exec","title":"Confirm Shell Command","command":"…","rootCommand":"…"};
@@ -241,12 +235,12 @@ std::optional<Signal> GeminiSignal(const std::string& name, const rapidjson::Val
       auto d = p.FindMember("details");
       const rapidjson::Value empty(rapidjson::kObjectType);
       const rapidjson::Value& det = d != p.MemberEnd() && d->value.IsObject() ? d->value : empty;
-      s.detail.approval_type = GeminiConfirmationType(Str(det, "type"), Str(det, "toolName"));
+      s.detail.approval_type = GeminiConfirmationType(JsonStr(det, "type"), JsonStr(det, "toolName"));
       // ask_user's confirmation is a question (0.61.0 sends only its type
       // and title, not the questions): the agent waits for an answer.
       if (s.detail.approval_type == "user_question") s.state = State::kWaitingInput;
       for (const char* key : {"command", "fileName", "filePath", "url", "serverName"}) {
-        std::string v = Str(det, key);
+        std::string v = JsonStr(det, key);
         if (!v.empty()) {
           s.detail.details = Truncate(FirstLine(v), 200);
           break;
@@ -283,7 +277,7 @@ std::optional<HookKind> ParseHookKind(std::string_view name) {
 std::string TranscriptPath(std::string_view payload) {
   rapidjson::Document doc;
   if (!core::ParseJson(payload, &doc) || !doc.IsObject()) return "";
-  return Str(doc, "transcript_path");
+  return JsonStr(doc, "transcript_path");
 }
 
 core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
@@ -312,15 +306,15 @@ core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
   switch (kind) {
     case HookKind::kClaude:
     case HookKind::kGemini: {
-      const std::string name = Str(doc, "hook_event_name");
-      const std::string session = Str(doc, "session_id");
+      const std::string name = JsonStr(doc, "hook_event_name");
+      const std::string session = JsonStr(doc, "session_id");
       if (name.empty()) return Invalid("hook payload has no string field \"hook_event_name\"");
       if (session.empty()) return Invalid("hook payload has no string field \"session_id\"");
       const bool claude = kind == HookKind::kClaude;
       e.source = core::Source::kHook;
       e.event_type = std::string(claude ? "claude." : "gemini.") + name;
       identity = session + ":" + name;
-      std::string tool_use = Str(doc, "tool_use_id");
+      std::string tool_use = JsonStr(doc, "tool_use_id");
       if (!tool_use.empty()) identity += ":" + tool_use;
       if (claude && ctx.transcript_size)
         payload_hash = core::Sha256Hex(payload_hash + ":" + std::to_string(*ctx.transcript_size));
@@ -328,10 +322,10 @@ core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
       break;
     }
     case HookKind::kCodexNotify: {
-      const std::string type = Str(doc, "type");
+      const std::string type = JsonStr(doc, "type");
       if (type.empty()) return Invalid("codex notify payload has no string field \"type\"");
-      const std::string turn = Str(doc, "turn-id");
-      const std::string thread = Str(doc, "thread-id");
+      const std::string turn = JsonStr(doc, "turn-id");
+      const std::string thread = JsonStr(doc, "thread-id");
       e.source = core::Source::kNotify;
       e.event_type = "codex." + type;
       identity = thread + ":" + turn + ":" + type;
@@ -340,7 +334,7 @@ core::Result<core::Event> NormalizeHook(HookKind kind, std::string_view payload,
         e.event_type = "codex.title-turn-complete";  // recorded, no state
       } else if (type == "agent-turn-complete") {
         if (turn.empty()) return Invalid("codex notify payload has no string field \"turn-id\"");
-        std::string last = FirstLine(Str(doc, "last-assistant-message"));
+        std::string last = FirstLine(JsonStr(doc, "last-assistant-message"));
         signal = Make(State::kCompleted, Confidence::kHigh, "codex.agent-turn-complete",
                       last.empty() ? "turn complete" : Truncate(last, 200));
       } else if (type == "approval-requested") {

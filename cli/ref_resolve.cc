@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/daemon_client.h"
+#include "cli/json_fields.h"
 #include "libagtcore/ref.h"
 
 namespace agt::cli {
@@ -21,18 +22,6 @@ struct Pane {
   }
 };
 
-std::string Str(const rapidjson::Value& o, const char* key) {
-  if (!o.IsObject()) return "";
-  auto it = o.FindMember(key);
-  return it != o.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
-}
-
-int64_t Int(const rapidjson::Value& o, const char* key) {
-  if (!o.IsObject()) return -1;
-  auto it = o.FindMember(key);
-  return it != o.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : -1;
-}
-
 std::vector<Pane> Panes(const rapidjson::Value& items) {
   std::vector<Pane> out;
   if (!items.IsArray()) return out;
@@ -40,18 +29,18 @@ std::vector<Pane> Panes(const rapidjson::Value& items) {
     if (!it.IsObject() || !it.HasMember("identity")) continue;
     const auto& id = it["identity"];
     Pane p;
-    p.ref = Str(it, "ref");
-    p.runtime = Str(it, "runtime_id");
-    p.target = Str(id, "target");
-    p.session = Str(id, "session_name");
-    p.pane_id = Str(id, "pane_id");
-    p.window_name = Str(it, "window_name");
-    p.window_index = Int(it, "window_index");
-    p.pane_index = Int(it, "pane_index");
-    p.agent = Str(it, "agent_type");
-    p.state = Str(it, "state");
+    p.ref = JsonStr(it, "ref");
+    p.runtime = JsonStr(it, "runtime_id");
+    p.target = JsonStr(id, "target");
+    p.session = JsonStr(id, "session_name");
+    p.pane_id = JsonStr(id, "pane_id");
+    p.window_name = JsonStr(it, "window_name");
+    p.window_index = JsonInt(it, "window_index", -1);
+    p.pane_index = JsonInt(it, "pane_index", -1);
+    p.agent = JsonStr(it, "agent_type");
+    p.state = JsonStr(it, "state");
     if (p.ref.empty()) p.ref = core::FormatRef({core::Ref::Kind::kPane, "", p.target, p.session,
-                                                Str(id, "window_id"), p.pane_id});
+                                                JsonStr(id, "window_id"), p.pane_id});
     out.push_back(std::move(p));
   }
   return out;

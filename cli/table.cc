@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "cli/json_fields.h"
 #include "libagtcore/timefmt.h"
 
 namespace agt::cli {
@@ -146,27 +147,6 @@ std::string StateColor(std::string_view s) {
 
 namespace {
 
-std::string Str(const rapidjson::Value& o, const char* key) {
-  if (!o.IsObject()) return "";
-  auto it = o.FindMember(key);
-  if (it == o.MemberEnd() || !it->value.IsString()) return "";
-  return it->value.GetString();
-}
-
-int64_t Int(const rapidjson::Value& o, const char* key) {
-  if (!o.IsObject()) return 0;
-  auto it = o.FindMember(key);
-  if (it == o.MemberEnd() || !it->value.IsInt64()) return 0;
-  return it->value.GetInt64();
-}
-
-const rapidjson::Value& Obj(const rapidjson::Value& o, const char* key) {
-  static const rapidjson::Value null_value;
-  if (!o.IsObject()) return null_value;
-  auto it = o.FindMember(key);
-  return it == o.MemberEnd() ? null_value : it->value;
-}
-
 std::string Age(const std::string& updated_at, core::TimeNs now) {
   if (updated_at.empty()) return "-";
   auto t = core::ParseRfc3339(updated_at);
@@ -189,23 +169,23 @@ std::string StateCounts(const rapidjson::Value& by_state) {
 
 PaneCells PaneCellsOf(const rapidjson::Value& it, core::TimeNs now) {
   PaneCells c;
-  const auto& id = Obj(it, "identity");
-  c.target = Str(id, "target");
-  c.session = Str(id, "session_name");
-  c.pane = Str(id, "pane_id");
-  c.tmux_pane = c.session + ":" + std::to_string(Int(it, "window_index")) + "." + std::to_string(Int(it, "pane_index"));
-  c.state = Str(it, "state");
-  c.window = Str(id, "window_id");
-  if (!Str(it, "window_name").empty()) c.window = std::to_string(Int(it, "window_index")) + ":" + Str(it, "window_name");
-  const auto& waiting = Obj(it, "waiting");
-  if (waiting.IsObject()) c.detail = Str(waiting, "details");
+  const auto& id = JsonObj(it, "identity");
+  c.target = JsonStr(id, "target");
+  c.session = JsonStr(id, "session_name");
+  c.pane = JsonStr(id, "pane_id");
+  c.tmux_pane = c.session + ":" + std::to_string(JsonInt(it, "window_index")) + "." + std::to_string(JsonInt(it, "pane_index"));
+  c.state = JsonStr(it, "state");
+  c.window = JsonStr(id, "window_id");
+  if (!JsonStr(it, "window_name").empty()) c.window = std::to_string(JsonInt(it, "window_index")) + ":" + JsonStr(it, "window_name");
+  const auto& waiting = JsonObj(it, "waiting");
+  if (waiting.IsObject()) c.detail = JsonStr(waiting, "details");
   // A question has no command: what the screen showed is the evidence.
-  if (c.detail.empty() && waiting.IsObject()) c.detail = Str(it, "evidence");
-  if (c.detail.empty() && c.state == "unknown") c.detail = Str(it, "reason_code");
-  if (c.detail.empty()) c.detail = Str(it, "title");
-  c.source = Str(it, "source").empty() ? "-" : Str(it, "source");
-  c.agent = Str(it, "agent_type").empty() ? "-" : Str(it, "agent_type");
-  c.age = Age(Str(it, "updated_at"), now);
+  if (c.detail.empty() && waiting.IsObject()) c.detail = JsonStr(it, "evidence");
+  if (c.detail.empty() && c.state == "unknown") c.detail = JsonStr(it, "reason_code");
+  if (c.detail.empty()) c.detail = JsonStr(it, "title");
+  c.source = JsonStr(it, "source").empty() ? "-" : JsonStr(it, "source");
+  c.agent = JsonStr(it, "agent_type").empty() ? "-" : JsonStr(it, "agent_type");
+  c.age = Age(JsonStr(it, "updated_at"), now);
   // An agent version its pattern set was not verified on: the state is
   // shown as read, with a mark and a note under the table.
   const auto v = it.IsObject() ? it.FindMember("verified") : it.MemberEnd();
@@ -216,7 +196,7 @@ PaneCells PaneCellsOf(const rapidjson::Value& it, core::TimeNs now) {
     if (vo != it.MemberEnd() && vo->value.IsArray())
       for (const auto& x : vo->value.GetArray())
         if (x.IsString()) list += (list.empty() ? "" : ", ") + std::string(x.GetString());
-    c.unverified_note = "! " + c.pane + " " + Str(it, "agent_type") + " " + Str(it, "agent_version") +
+    c.unverified_note = "! " + c.pane + " " + JsonStr(it, "agent_type") + " " + JsonStr(it, "agent_version") +
                         ": not a version its pattern set was verified on (" + (list.empty() ? "none" : list) + ")\n";
   }
   return c;
@@ -231,7 +211,7 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
     // commands accept.
     bool remote = false;
     for (const auto& it : items.GetArray())
-      if (Str(Obj(it, "identity"), "target") != "local") remote = true;
+      if (JsonStr(JsonObj(it, "identity"), "target") != "local") remote = true;
     std::vector<std::string> headers = {"PANE", "ID", "AGENT", "STATE", "SOURCE", "AGE", "DETAIL"};
     if (remote) headers.insert(headers.begin(), "TARGET");
     const size_t first = remote ? 1 : 0;
@@ -264,12 +244,12 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
     t.SetShrinkable(1, 8);
     t.SetShrinkable(3, 6);
     for (const auto& it : items.GetArray()) {
-      const auto& id = Obj(it, "identity");
-      std::string top = Str(it, "top_state");
-      t.AddRow({Str(id, "target"), Str(id, "session_name"), Str(id, "window_id"), Str(it, "window_name"),
-                std::to_string(Int(it, "pane_count")), std::to_string(Int(it, "agent_pane_count")),
-                top.empty() ? "-" : top, std::to_string(Int(it, "waiting_count")),
-                std::to_string(Int(it, "running_count"))},
+      const auto& id = JsonObj(it, "identity");
+      std::string top = JsonStr(it, "top_state");
+      t.AddRow({JsonStr(id, "target"), JsonStr(id, "session_name"), JsonStr(id, "window_id"), JsonStr(it, "window_name"),
+                std::to_string(JsonInt(it, "pane_count")), std::to_string(JsonInt(it, "agent_pane_count")),
+                top.empty() ? "-" : top, std::to_string(JsonInt(it, "waiting_count")),
+                std::to_string(JsonInt(it, "running_count"))},
                {"", "", "", "", "", "", StateColor(top), "", ""});
     }
     return t.Render(color, width);
@@ -282,28 +262,28 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
   t.SetShrinkable(6, 8);
   if (agent_summary) t.SetShrinkable(7, 8);
   for (const auto& it : items.GetArray()) {
-    const auto& id = Obj(it, "identity");
-    std::string target = Str(id, "target");
+    const auto& id = JsonObj(it, "identity");
+    std::string target = JsonStr(id, "target");
     if (target.empty()) {
-      const auto& targets = Obj(it, "targets");
+      const auto& targets = JsonObj(it, "targets");
       if (targets.IsArray())
         for (const auto& x : targets.GetArray()) target += (target.empty() ? "" : ",") + std::string(x.GetString());
     }
-    std::string top = Str(it, "top_state");
-    std::vector<std::string> row = {target, Str(id, "session_name"), std::to_string(Int(it, "window_count")),
-                                    std::to_string(Int(it, "pane_count")),
-                                    std::to_string(Int(it, "agent_pane_count")), top.empty() ? "-" : top,
-                                    StateCounts(Obj(it, "by_state"))};
-    if (agent_summary) row.push_back(StateCounts(Obj(it, "by_agent")));
+    std::string top = JsonStr(it, "top_state");
+    std::vector<std::string> row = {target, JsonStr(id, "session_name"), std::to_string(JsonInt(it, "window_count")),
+                                    std::to_string(JsonInt(it, "pane_count")),
+                                    std::to_string(JsonInt(it, "agent_pane_count")), top.empty() ? "-" : top,
+                                    StateCounts(JsonObj(it, "by_state"))};
+    if (agent_summary) row.push_back(StateCounts(JsonObj(it, "by_agent")));
     t.AddRow(row, {"", "", "", "", "", StateColor(top), ""});
   }
   return t.Render(color, width);
 }
 
 std::string SummaryLine(const rapidjson::Value& summary) {
-  int64_t n = Int(summary, "agent_panes");
+  int64_t n = JsonInt(summary, "agent_panes");
   std::string out = std::to_string(n) + (n == 1 ? " agent pane" : " agent panes");
-  if (n > 0) out += ": " + StateCounts(Obj(summary, "by_state"));
+  if (n > 0) out += ": " + StateCounts(JsonObj(summary, "by_state"));
   return out;
 }
 

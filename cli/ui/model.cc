@@ -3,6 +3,7 @@
 // (tests/cli/ui_model_test.cc) feed it stream lines and keys.
 #include "cli/ui/model.h"
 
+#include "cli/json_fields.h"
 #include "libagtcore/utf8.h"
 
 #include <algorithm>
@@ -13,33 +14,21 @@
 namespace agt::cli::ui {
 namespace {
 
-std::string Str(const rapidjson::Value& o, const char* key) {
-  if (!o.IsObject()) return "";
-  auto it = o.FindMember(key);
-  return it != o.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
-}
-
-int64_t Int(const rapidjson::Value& o, const char* key) {
-  if (!o.IsObject()) return 0;
-  auto it = o.FindMember(key);
-  return it != o.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : 0;
-}
-
 PaneRow RowOf(const std::string& key, const rapidjson::Value& item) {
   PaneRow r;
   r.item = &item;
   r.key = key;
-  r.ref = Str(item, "ref");
-  r.runtime_id = Str(item, "runtime_id");
-  r.state = Str(item, "state");
-  r.agent = Str(item, "agent_type");
-  r.window_index = Int(item, "window_index");
-  r.pane_index = Int(item, "pane_index");
+  r.ref = JsonStr(item, "ref");
+  r.runtime_id = JsonStr(item, "runtime_id");
+  r.state = JsonStr(item, "state");
+  r.agent = JsonStr(item, "agent_type");
+  r.window_index = JsonInt(item, "window_index");
+  r.pane_index = JsonInt(item, "pane_index");
   auto id = item.FindMember("identity");
   if (id != item.MemberEnd()) {
-    r.target = Str(id->value, "target");
-    r.session = Str(id->value, "session_name");
-    const std::string pane = Str(id->value, "pane_id");
+    r.target = JsonStr(id->value, "target");
+    r.session = JsonStr(id->value, "session_name");
+    const std::string pane = JsonStr(id->value, "pane_id");
     if (pane.size() > 1 && pane[0] == '%') r.pane_number = std::atoll(pane.c_str() + 1);
   }
   auto w = item.FindMember("waiting");
