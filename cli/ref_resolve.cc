@@ -6,6 +6,7 @@
 
 #include "cli/daemon_client.h"
 #include "cli/json_fields.h"
+#include "cli/table.h"
 #include "libagtcore/ref.h"
 
 namespace agt::cli {
@@ -15,7 +16,7 @@ struct Pane {
   std::string ref, runtime, target, session, window_name, pane_id, agent, state;
   int64_t window_index = -1, pane_index = -1;
   std::string Display() const {
-    std::string s = (target == "local" ? "" : target + "/") + session + ":" + std::to_string(window_index) + "." +
+    std::string s = (target == kHostTarget ? "" : target + "/") + session + ":" + std::to_string(window_index) + "." +
                     std::to_string(pane_index) + " " + pane_id;
     if (!agent.empty()) s += " (" + agent + ", " + state + ")";
     return s;

@@ -206,12 +206,13 @@ std::string RenderItemsTable(std::string_view scope, const rapidjson::Value& ite
                              bool color, bool agent_summary, int width) {
   if (!items.IsArray()) return "";
   if (scope == "panes") {
-    // TARGET only when a pane is not local. PANE is what tmux users type
+    // TARGET only when a pane is not on this machine (kHostTarget). PANE is
+    // what tmux users type
     // (session:window.pane), ID the pane id: both are refs the action
     // commands accept.
     bool remote = false;
     for (const auto& it : items.GetArray())
-      if (JsonStr(JsonObj(it, "identity"), "target") != "local") remote = true;
+      if (JsonStr(JsonObj(it, "identity"), "target") != kHostTarget) remote = true;
     std::vector<std::string> headers = {"PANE", "ID", "AGENT", "STATE", "SOURCE", "AGE", "DETAIL"};
     if (remote) headers.insert(headers.begin(), "TARGET");
     const size_t first = remote ? 1 : 0;

@@ -19,6 +19,10 @@ int DisplayWidth(std::string_view s);
 /// `s` cut to at most `width` columns, with "…" when cut.
 std::string TruncateToWidth(std::string_view s, int width);
 
+/// The daemon's name for this machine's own target (the target every
+/// local tmux pane is on): the tables leave it out.
+inline constexpr std::string_view kHostTarget = "host";
+
 /// True when stdout is a terminal and NO_COLOR is not set.
 bool ColorEnabled();
 

@@ -10,14 +10,14 @@ class RefResolve : public ::testing::Test {
  protected:
   void SetUp() override {
     items_.Parse(R"json([
-      {"identity":{"target":"local","session_name":"work","window_id":"@3","pane_id":"%4"},
-       "ref":"pane:local/work/@3/%4","runtime_id":"rt-aaaa1111bbbb2222","window_index":2,"window_name":"api",
+      {"identity":{"target":"host","session_name":"work","window_id":"@3","pane_id":"%4"},
+       "ref":"pane:host/work/@3/%4","runtime_id":"rt-aaaa1111bbbb2222","window_index":2,"window_name":"api",
        "pane_index":1,"agent_type":"claude","state":"waiting_approval"},
-      {"identity":{"target":"local","session_name":"work","window_id":"@3","pane_id":"%5"},
-       "ref":"pane:local/work/@3/%5","runtime_id":null,"window_index":2,"window_name":"api",
+      {"identity":{"target":"host","session_name":"work","window_id":"@3","pane_id":"%5"},
+       "ref":"pane:host/work/@3/%5","runtime_id":null,"window_index":2,"window_name":"api",
        "pane_index":0,"agent_type":"","state":"unknown"},
-      {"identity":{"target":"local","session_name":"docs","window_id":"@7","pane_id":"%8"},
-       "ref":"pane:local/docs/@7/%8","runtime_id":"rt-cccc3333dddd4444","window_index":0,"window_name":"main",
+      {"identity":{"target":"host","session_name":"docs","window_id":"@7","pane_id":"%8"},
+       "ref":"pane:host/docs/@7/%8","runtime_id":"rt-cccc3333dddd4444","window_index":0,"window_name":"main",
        "pane_index":0,"agent_type":"codex","state":"running"},
       {"identity":{"target":"vm1","session_name":"work","window_id":"@1","pane_id":"%4"},
        "ref":"pane:vm1/work/@1/%4","runtime_id":"rt-eeee5555ffff6666","window_index":0,"window_name":"x",
@@ -33,19 +33,19 @@ class RefResolve : public ::testing::Test {
 };
 
 TEST_F(RefResolve, TmuxFormsNameOnePane) {
-  EXPECT_EQ(Resolve("%8"), "pane:local/docs/@7/%8");
-  EXPECT_EQ(Resolve("work:2.1"), "pane:local/work/@3/%4");
-  EXPECT_EQ(Resolve("work:api.0"), "pane:local/work/@3/%5") << "a window by name, a shell pane by index";
-  EXPECT_EQ(Resolve("docs"), "pane:local/docs/@7/%8");
-  EXPECT_EQ(Resolve("local/work:2"), "pane:local/work/@3/%4") << "the window's agent pane before its shell";
+  EXPECT_EQ(Resolve("%8"), "pane:host/docs/@7/%8");
+  EXPECT_EQ(Resolve("work:2.1"), "pane:host/work/@3/%4");
+  EXPECT_EQ(Resolve("work:api.0"), "pane:host/work/@3/%5") << "a window by name, a shell pane by index";
+  EXPECT_EQ(Resolve("docs"), "pane:host/docs/@7/%8");
+  EXPECT_EQ(Resolve("host/work:2"), "pane:host/work/@3/%4") << "the window's agent pane before its shell";
   EXPECT_EQ(Resolve("vm1/%4"), "pane:vm1/work/@1/%4");
   EXPECT_EQ(Resolve("vm1/work:0.0"), "pane:vm1/work/@1/%4");
 }
 
 TEST_F(RefResolve, PrefixesOfRefsAndRuntimeIds) {
-  EXPECT_EQ(Resolve("rt-cccc"), "pane:local/docs/@7/%8");
+  EXPECT_EQ(Resolve("rt-cccc"), "pane:host/docs/@7/%8");
   EXPECT_EQ(Resolve("runtime:rt-eeee"), "pane:vm1/work/@1/%4");
-  EXPECT_EQ(Resolve("pane:local/docs"), "pane:local/docs/@7/%8");
+  EXPECT_EQ(Resolve("pane:host/docs"), "pane:host/docs/@7/%8");
 }
 
 TEST_F(RefResolve, AmbiguousOrUnknownFormsAreRefusedWithTheCandidates) {

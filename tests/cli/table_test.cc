@@ -101,10 +101,10 @@ TEST(Table, NarrowsShrinkableColumnsToFitTheWidth) {
 TEST(PanesTable, FitsEightyColumnsAndShowsRefsUsersType) {
   rapidjson::Document d;
   d.Parse(R"json([
-    {"identity":{"target":"local","session_name":"a-rather-long-project-session","window_id":"@3","pane_id":"%14"},
+    {"identity":{"target":"host","session_name":"a-rather-long-project-session","window_id":"@3","pane_id":"%14"},
      "window_index":2,"pane_index":1,"agent_type":"claude","state":"waiting_approval","source":"PTY","updated_at":null,
      "waiting":{"details":"Bash(npm run build && npm test -- --coverage --reporters=default)"}},
-    {"identity":{"target":"local","session_name":"w","window_id":"@1","pane_id":"%2"},
+    {"identity":{"target":"host","session_name":"w","window_id":"@1","pane_id":"%2"},
      "window_index":0,"pane_index":0,"agent_type":"codex","state":"running","source":"HOOK","updated_at":null}
   ])json");
   ASSERT_TRUE(d.IsArray());
@@ -112,7 +112,7 @@ TEST(PanesTable, FitsEightyColumnsAndShowsRefsUsersType) {
   std::istringstream in(out);
   std::string line;
   while (std::getline(in, line)) EXPECT_LE(DisplayWidth(line), 80) << out;
-  EXPECT_EQ(out.find("TARGET"), std::string::npos) << "one local target: no TARGET column\n" << out;
+  EXPECT_EQ(out.find("TARGET"), std::string::npos) << "panes on this machine only: no TARGET column\n" << out;
   EXPECT_NE(out.find("w:0.0"), std::string::npos) << out;
   EXPECT_NE(out.find("%14"), std::string::npos) << out;
   EXPECT_NE(out.find("waiting_approval"), std::string::npos) << out;
