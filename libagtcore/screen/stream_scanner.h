@@ -12,7 +12,7 @@
 
 #include "libagtcore/detect/analyzer.h"
 
-namespace agt::wrap {
+namespace agt::screen {
 
 struct StreamScannerOptions {
   size_t max_osc = 4096;         // longer OSC payloads are dropped
@@ -45,4 +45,4 @@ class StreamScanner {
   detect::StreamSignals signals_;
 };
 
-}  // namespace agt::wrap
+}  // namespace agt::screen

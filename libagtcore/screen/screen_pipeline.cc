@@ -1,12 +1,12 @@
 // The output-analysis pipeline shared by the live proxy and replay (see
 // screen_pipeline.h). Analysis is lazy: the screen is rendered only when an
 // analysis is due and something was drawn since the last render.
-#include "wrap/screen_pipeline.h"
+#include "libagtcore/screen/screen_pipeline.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace agt::wrap {
+namespace agt::screen {
 
 ScreenPipeline::ScreenPipeline(ScreenPipelineOptions opts,
                                std::unique_ptr<detect::Analyzer> analyzer)
@@ -153,4 +153,4 @@ std::optional<core::Signal> ScreenPipeline::Analyze(core::TimeNs now) {
   return s;
 }
 
-}  // namespace agt::wrap
+}  // namespace agt::screen

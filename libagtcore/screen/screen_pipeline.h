@@ -1,8 +1,10 @@
-// ScreenPipeline: everything the wrapper does with the child's output after
+// ScreenPipeline: everything a reader of an agent's output does with it after
 // passing it through: the stream-signal scanner (first, on raw bytes), the
 // libvterm screen, and the analyzer, with the timing of when to analyse.
 // The live proxy and `--replay` drive the same pipeline, so a recording
-// yields the same state timeline as the session it was recorded from.
+// yields the same state timeline as the session it was recorded from; the
+// daemon's local collector drives one per unwrapped agent pane with tmux's
+// %output bytes (aggregator/observe/byte_screens.h).
 #pragma once
 
 #include <memory>
@@ -11,10 +13,10 @@
 #include <string_view>
 
 #include "libagtcore/detect/analyzer.h"
-#include "wrap/stream_scanner.h"
-#include "wrap/vterm_screen.h"
+#include "libagtcore/screen/stream_scanner.h"
+#include "libagtcore/screen/vterm_screen.h"
 
-namespace agt::wrap {
+namespace agt::screen {
 
 struct ScreenPipelineOptions {
   int rows = 24;
@@ -87,4 +89,4 @@ class ScreenPipeline {
   void CatchUp();
 };
 
-}  // namespace agt::wrap
+}  // namespace agt::screen
