@@ -53,7 +53,7 @@ void ControlParser::Line(std::string_view line) {
       std::string_view guard, flags;
       if (SplitGuard(line.substr(is_end ? 5 : 7), &guard, &flags) && guard == block_guard_) {
         in_block_ = false;
-        if (block_is_reply_) replies_.push_back(ControlReply{is_end, std::move(block_text_)});
+        if (block_is_reply_) replies_.push_back(ControlReply{is_end, std::move(block_text_), notes_.size()});
         block_text_.clear();
         return;
       }

@@ -80,6 +80,11 @@ class TmuxControlClient {
   /// runs; otherwise `done` is called exactly once, with ok=false and text
   /// "disconnected" if the process ends first.
   bool Send(const std::string& command, ReplyFn done);
+  /// Sends one line of two commands ("a ; b"), which tmux answers with two
+  /// blocks; `done` gets both, once (as Send: "disconnected" if the process
+  /// ends first).
+  using PairFn = std::function<void(const ControlReply& first, const ControlReply& second)>;
+  bool SendPair(const std::string& command, PairFn done);
   int64_t spawns() const { return spawns_; }
   int64_t commands_sent() const { return commands_; }
   /// Socket probes that found no server (no process was started).

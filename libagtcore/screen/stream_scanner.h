@@ -28,6 +28,12 @@ class StreamScanner {
   bool Feed(std::string_view bytes, core::TimeNs now);
 
   const detect::StreamSignals& signals() const { return signals_; }
+  /// The title as known from elsewhere (tmux's pane_title when a screen is
+  /// seeded from a capture), until the output sets one.
+  void SetTitle(std::string_view title, core::TimeNs at) {
+    signals_.title = std::string(title);
+    signals_.title_at = at;
+  }
   /// Recent output, escape sequences and CRs removed, at most
   /// opts.recent_output bytes (cut at a line start when possible).
   std::string_view recent_output() const { return recent_; }
