@@ -48,6 +48,7 @@ ControlClientOptions ControlOptions(const LocalCollectorOptions& options) {
   co.socket_path = options.socket_path;
   co.probe_interval = options.probe_interval;
   co.reconnect_min = options.reconnect_min;
+  co.pause_after_s = options.pause_after_s;
   return co;
 }
 
@@ -132,7 +133,7 @@ void LocalCollector::OnDisconnected() {
 }
 
 void LocalCollector::OnNotification(const ControlNotification& n) {
-  if (n.name == "output" || n.name == "extended-output") {
+  if (n.name == "output" || n.name == "extended-output" || n.name == "pause") {
     OnOutput(main_session_, n);
     return;
   }
@@ -143,6 +144,20 @@ void LocalCollector::OnNotification(const ControlNotification& n) {
 
 void LocalCollector::OnOutput(const std::string& session_id, const ControlNotification& n) {
   Poller& poller = step_.poller();
+  if (n.name == "pause") {
+    // We fell behind and tmux dropped the pane's output to us: go on at
+    // once, through the connection that was paused, and read the pane again
+    // from a seed (its screen missed bytes).
+    ++pauses_;
+    const std::string go = "refresh-client -A '" + n.pane_id + ":continue'";
+    if (session_id == main_session_) control_->Send(go, [](const ControlReply&) {});
+    else feeds_.Send(session_id, go);
+    poller.Resync(n.pane_id, clock_.Now());
+    poller.MarkChanged(n.pane_id, clock_.Now());
+    SchedulePoll();
+    return;
+  }
+  if (n.name != "output" && n.name != "extended-output") return;
   if (!poller.Watching(n.pane_id)) return;
   ++output_marks_;
   auto src = byte_source_.find(n.pane_id);

@@ -50,6 +50,10 @@ struct LocalCollectorOptions {
   TimeNs probe_interval = 500 * core::kNsPerMs;
   TimeNs reconnect_min = 250 * core::kNsPerMs;
   PollerOptions poller;
+  /// Flow control for the main client and the feeds (ControlClientOptions::
+  /// pause_after_s): a pane whose output waited this long for us is paused
+  /// by tmux, continued at once and its byte screen seeded again.
+  int pause_after_s = 2;
   /// Unwrapped agent panes read from their %output bytes (docs/observe.md,
   /// "Byte screens"); false keeps the capture-only poller (the benchmark's
   /// baseline). Sets poller.byte_screens.
@@ -87,6 +91,8 @@ class LocalCollector {
   /// Change marks that came from %output for a watched pane, through the
   /// main client or a feed (the activity scan's marks are not counted).
   int64_t output_marks() const { return output_marks_; }
+  /// %pause notifications: panes tmux paused because we fell behind.
+  int64_t pauses() const { return pauses_; }
 
  private:
   void OnConnected();
@@ -131,6 +137,7 @@ class LocalCollector {
   bool refresh_again_ = false;
   int64_t topology_reads_ = 0;
   int64_t output_marks_ = 0;
+  int64_t pauses_ = 0;
 };
 
 }  // namespace agt::agg

@@ -64,9 +64,12 @@ int64_t SessionFeeds::spawns() const {
   return n;
 }
 
-}  // namespace agt::agg
+bool SessionFeeds::Send(const std::string& session_id, const std::string& command) {
+  auto it = feeds_.find(session_id);
+  if (it == feeds_.end() || !it->second->connected()) return false;
+  return it->second->Send(command, [](const ControlReply&) {});
+}
 
-namespace agt::agg {
 
 bool SessionFeeds::SendPair(const std::string& session_id, const std::string& command,
                             TmuxControlClient::PairFn done) {

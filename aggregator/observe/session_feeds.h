@@ -61,6 +61,9 @@ class SessionFeeds {
   /// comes in order with that feed's %output. False when no feed is attached.
   bool SendPair(const std::string& session_id, const std::string& command,
                 TmuxControlClient::PairFn done);
+  /// Sends one command through the session's feed, its reply ignored
+  /// (`refresh-client -A '%N:continue'`). False when no feed is attached.
+  bool Send(const std::string& session_id, const std::string& command);
 
  private:
   uv_loop_t* loop_;

@@ -88,7 +88,7 @@ void ControlParser::Line(std::string_view line) {
   // A guard line that is not a well-formed block start is noise.
   if (n.name == "begin" || n.name == "end" || n.name == "error") return;
   if (sp != std::string_view::npos) n.args = std::string(body.substr(sp + 1));
-  if (n.name == "output" || n.name == "extended-output") {
+  if (n.name == "output" || n.name == "extended-output" || n.name == "pause" || n.name == "continue") {
     std::string_view a = n.args;
     size_t e = a.find(' ');
     n.pane_id = std::string(a.substr(0, e));

@@ -34,7 +34,8 @@ struct ControlReply {
 struct ControlNotification {
   std::string name;   // "output", "window-add", "exit", ...
   std::string args;   // the rest of the line (for %output: "%7 <data>")
-  /// For %output and %extended-output: the pane id ("%7"); else empty.
+  /// For %output, %extended-output, %pause and %continue: the pane id
+  /// ("%7"); else empty.
   std::string pane_id;
 };
 

@@ -284,6 +284,8 @@ void TmuxControlClient::OnData(Conn* c, std::string_view bytes) {
     c->connected = true;
     fresh_ = false;
     backoff_ = options_.reconnect_min;
+    if (options_.pause_after_s > 0)
+      Send("refresh-client -f pause-after=" + std::to_string(options_.pause_after_s), [](const ControlReply&) {});
     if (callbacks_.on_connected) callbacks_.on_connected();
     if (conn_ != c) return;  // stopped from the callback
   }

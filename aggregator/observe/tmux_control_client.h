@@ -55,6 +55,12 @@ struct ControlClientOptions {
   /// seen listening this long (see Spawn in the .cc: tmux 3.3a can crash
   /// when a control client attaches while it starts).
   core::TimeNs settle_new_server = 1 * core::kNsPerSec;
+  /// Flow control: when > 0, the client asks tmux (`refresh-client -f
+  /// pause-after=N`) to pause a pane's output to it, with `%pause %N`, once
+  /// that output has waited N seconds; the owner continues it
+  /// (`refresh-client -A '%N:continue'`). 0: tmux buffers, and detaches a
+  /// client five minutes behind.
+  int pause_after_s = 0;
 };
 
 class TmuxControlClient {

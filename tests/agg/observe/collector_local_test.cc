@@ -42,6 +42,7 @@ class CollectorTest : public ::testing::Test {
     o.down_grace = 300 * core::kNsPerMs;
     if (check_interval != 0) o.poller.check_interval = check_interval;
     o.byte_screens = byte_screens;
+    o.pause_after_s = pause_after_s;
     collector = std::make_unique<LocalCollector>(loop.get(), o, sink, core::SystemClock::Get(),
                                                  files, std::move(analyzers));
     collector->Start();
@@ -66,6 +67,7 @@ class CollectorTest : public ::testing::Test {
   TempDir dir;
   TimeNs check_interval = 0;  // the default unless a test sets it
   bool byte_screens = true;
+  int pause_after_s = 2;
   PrivateTmux tmux{dir.path()};
   Loop loop;
   FakeSink sink;
@@ -523,6 +525,47 @@ TEST_F(ByteScreenTest, AResizeSeedsTheScreenAgainAtTheNewSize) {
   std::string shown;
   for (const auto& l : collector->poller().ByteScreen(pane)->lines) shown += l + "\n";
   EXPECT_NE(shown.find("? for shortcuts"), std::string::npos) << shown;
+}
+
+TEST_F(ByteScreenTest, APaneTmuxPausedForUsIsContinuedAndSeededAgain) {
+  const std::string fx = Fixture();
+  const int approval = testing::FirstSnapshotWith(fx, "Do you want to proceed?");
+  const std::string d = dir.path() + "/flood";
+  std::filesystem::create_directories(d + "/bin");
+  ASSERT_GT(testing::PrepareReplay(fx, d, "claude"), approval);
+  // An agent that floods its pane for 4 s once told to, then shows a dialog.
+  const std::string script = d + "/bin/claude";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\n"
+      << "while [ ! -e '" << d << "/go' ]; do sleep 0.05; done\n"
+      << "end=$(( $(date +%s) + 4 ))\n"
+      << "while [ $(date +%s) -lt $end ]; do i=0; while [ $i -lt 200 ]; do\n"
+      << "  echo \"flooding line $i of output that nobody reads in time\"; i=$((i+1)); done; done\n"
+      << "printf '\\033[H\\033[2J'; cat '" << d << "/screen" << approval << ".ans'\n"
+      << "exec sleep 60\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const std::string pane = tmux.Must({"new-session", "-d", "-s", "flood", "-x", "120", "-y", "40", "-P", "-F",
+                                      "#{pane_id}", script});
+  pause_after_s = 1;
+  check_interval = 60 * core::kNsPerSec;
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  WaitSeeded(pane);
+  loop.RunFor(300);
+  const int64_t seeds = collector->poller().captures();
+  std::ofstream(d + "/go").put('\n');
+  // The daemon stalls (its loop does not run) while the pane floods: tmux
+  // holds the output for us until it is a second old, then pauses the pane.
+  usleep(2500 * 1000);
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->pauses() > 0; }, 5000)) << "tmux never paused the pane";
+  ASSERT_TRUE(loop.RunUntil([&] { return Reported(pane, core::State::kWaitingApproval); }, 10000))
+      << "the pane was not followed after the pause";
+  EXPECT_GT(collector->poller().captures(), seeds) << "no seed after the pause";
+  ASSERT_TRUE(collector->poller().ByteFed(pane));
+  std::string shown;
+  for (const auto& l : collector->poller().ByteScreen(pane)->lines) shown += l + "\n";
+  EXPECT_NE(shown.find("Do you want to proceed?"), std::string::npos) << shown;
 }
 
 }  // namespace
