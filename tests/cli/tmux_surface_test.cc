@@ -128,5 +128,32 @@ TEST_F(TmuxSurfaceTest, FollowRefusesWhatIsNotATmuxSocket) {
   EXPECT_NE(r->body.find("must be an absolute path"), std::string::npos) << r->body;
 }
 
+// tmux names a window after its pane's foreground process
+// (automatic-rename, on by default). Unwrapped, a window running claude is
+// named `claude`; wrapped, it must be too, not `agtmux`.
+TEST_F(TmuxSurfaceTest, AWrappedAgentsWindowIsNamedAfterTheAgent) {
+  const std::string bin = env_.root + "/bin";
+  std::filesystem::create_directories(bin);
+  {
+    std::ofstream f(bin + "/claude");
+    f << "#!/bin/sh\necho agent up\nexec sleep 600\n";
+  }
+  ::chmod((bin + "/claude").c_str(), 0755);
+  StartUserServer("work", "sh");
+  ASSERT_EQ(Trim(Tmux({"show-options", "-gwv", "automatic-rename"}).out), "on");
+  const std::string window =
+      Trim(Tmux({"new-window", "-d", "-P", "-F", "#{window_id}", "-t", "work",
+                 "exec env PATH=" + bin + ":/usr/bin:/bin " + std::string(AGTMUX_BIN) + " wrap claude"})
+               .out);
+  ASSERT_FALSE(window.empty());
+  ASSERT_TRUE(Shows(window, "agent up")) << Screen(window);
+  std::string name;
+  EXPECT_TRUE(PollUntil([&] {
+    name = Trim(Tmux({"display-message", "-p", "-t", window, "#{window_name}"}).out);
+    return name == "claude";
+  })) << "window name: " << name;
+  EXPECT_EQ(Trim(Tmux({"display-message", "-p", "-t", window, "#{pane_current_command}"}).out), "claude");
+}
+
 }  // namespace
 }  // namespace agt::test
