@@ -76,7 +76,7 @@ TEST_F(CliTest, StartsTheDaemonOnDemandAndReadsThroughIt) {
 
   auto sl = Agtmux({"status-line"});
   EXPECT_EQ(sl.status, 0);
-  EXPECT_EQ(sl.out, "⚠1\n");
+  EXPECT_EQ(sl.out, "⚠1 claude\n") << "what waits is named; a pane no collector placed has no session:window";
 
   auto add = Agtmux({"target", "add", "lab", "--kind", "local", "--tmux-socket", env_.root + "/tmux/lab.sock"});
   EXPECT_EQ(add.status, 0) << add.err;

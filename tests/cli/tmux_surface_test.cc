@@ -155,5 +155,57 @@ TEST_F(TmuxSurfaceTest, AWrappedAgentsWindowIsNamedAfterTheAgent) {
   EXPECT_EQ(Trim(Tmux({"display-message", "-p", "-t", window, "#{pane_current_command}"}).out), "claude");
 }
 
+// `#(agtmux status-line)` in status-right: tmux runs it as a job ($TMUX
+// set, output through a pipe); it must colour its parts with tmux styles
+// and name what waits. Typed at a shell in the same server it is plain.
+TEST_F(TmuxSurfaceTest, StatusLineIsStyledForTmuxAndNamesWhatWaits) {
+  StartDaemon();
+  StartUserServer("work", "sh");
+  const std::string out = env_.root + "/status.txt";
+  const std::string job = std::string(AGTMUX_BIN) + " status-line > " + out + " 2>&1";
+  // The first run inside the server gets it watched (and prints nothing: no agent yet).
+  ASSERT_EQ(Tmux({"run-shell", job}).status, 0);
+  const std::string agent = Trim(Tmux({"new-window", "-d", "-P", "-F", "#{pane_id} #{pane_pid}", "-t", "work:1",
+                                       "sleep 600"}).out);
+  const std::string pane = agent.substr(0, agent.find(' ')), pid = agent.substr(agent.find(' ') + 1);
+  auto event = [&](int n, const std::string& type, const std::string& extra) {
+    const std::string id = std::to_string(n);
+    return "{\"event_id\":\"01JC" + std::string(22 - id.size(), '0') + id + "\",\"event_type\":\"" + type +
+           "\",\"source\":\"wrapper\",\"dedupe_key\":\"dk-sl-" + id +
+           "\",\"event_time\":\"2026-11-24T04:00:00Z\",\"runtime_id\":\"rt-sl-aaaaaaaaaaaa\",\"target_id\":\"" +
+           name_ + "\",\"pane_id\":\"" + pane + "\"" + extra + "}";
+  };
+  auto r = daemon_->Call(
+      "POST", "/v1/events",
+      "{\"events\":[" +
+          event(1, "wrapper_started",
+                ",\"pid\":" + pid + ",\"runtime\":{\"agent_type\":\"claude\",\"started_at\":\"2026-11-24T04:00:00Z\"}") +
+          "," +
+          event(2, "state_changed",
+                ",\"source_seq\":1,\"signal\":{\"state\":\"waiting_approval\",\"confidence\":\"high\","
+                "\"rule_id\":\"test.wait\",\"evidence\":\"x\"}") +
+          "]}");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 200) << r->body;
+  auto read = [&] {
+    std::ifstream f(out);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  std::string text;
+  EXPECT_TRUE(PollUntil([&] {
+    Tmux({"run-shell", job});
+    text = read();
+    return text.find("claude") != std::string::npos;
+  })) << text;
+  EXPECT_EQ(text, "#[fg=yellow,bold]⚠1 claude work:1#[default]\n");
+
+  const std::string shell = ShellWindow("work", "sh2");
+  Type(shell, std::string(AGTMUX_BIN) + " status-line");
+  ASSERT_TRUE(Shows(shell, "⚠1 claude work:1")) << Screen(shell);
+  EXPECT_EQ(Screen(shell).find("#["), std::string::npos) << Screen(shell);
+}
+
 }  // namespace
 }  // namespace agt::test
