@@ -211,9 +211,12 @@ TEST_F(UiTest, PromptsAndEnterSwitchesTheClientToTheSelectedPane) {
   Keys({"Enter"});
   ASSERT_TRUE(PollUntil([&] { return Log("work").find("MSG finish the job\n") != std::string::npos; }, 15000))
       << Log("work") << Ui();
-  // (The pane's state here comes only from events and stays waiting_input,
-  // which `send --wait` counts as done: the answer shown is the output up
-  // to that moment, the echo of the prompt or the agent's DONE.)
+  // The pane's state here comes only from events: `send --wait` waits for
+  // the state the send causes, so the view still waits until the agent
+  // (as its wrapper would report) works and then waits for input again.
+  EXPECT_TRUE(UiShows("waiting for the agent...")) << Ui();
+  SetState("work", "running", 30, 2, "");
+  SetState("work", "waiting_input", 31, 3, "");
   EXPECT_TRUE(UiShows(" answered: ", 15000)) << Ui();
 
   Keys({"Enter"});
