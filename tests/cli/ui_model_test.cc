@@ -139,6 +139,53 @@ TEST_F(UiModel, TypingAPromptSendsItOnEnter) {
   EXPECT_FALSE(m_.prompting());
 }
 
+// `/` opens a typed filter: the rows follow each key; words match agent,
+// target, session, state or what waits, `field:` limits a word; Enter
+// keeps the filter, Esc clears it (and only then quits).
+TEST_F(UiModel, SlashFiltersByTypedText) {
+  auto type = [&](const std::string& text) {
+    for (char c : text) EXPECT_EQ(m_.HandleKey(static_cast<unsigned char>(c)).kind, Intent::kNone);
+  };
+  m_.HandleKey('/');
+  ASSERT_TRUE(m_.filtering());
+  type("cod");
+  ASSERT_EQ(m_.rows().size(), 1u);
+  EXPECT_EQ(m_.rows()[0].agent, "codex");
+  m_.HandleKey(kKeyBackspace);
+  m_.HandleKey(kKeyBackspace);
+  m_.HandleKey(kKeyBackspace);
+  EXPECT_EQ(m_.rows().size(), 3u);
+  type("RM -RF");  // what the pane waits on, case-insensitive
+  ASSERT_EQ(m_.rows().size(), 1u);
+  EXPECT_EQ(m_.rows()[0].agent, "codex");
+  EXPECT_EQ(m_.HandleKey(kKeyEnter).kind, Intent::kNone);
+  EXPECT_FALSE(m_.filtering());
+  EXPECT_EQ(m_.filters().text, "RM -RF");
+  std::string title;
+  const std::vector<FrameLine> frame = BuildFrame(&m_, 80, 24, 0);
+  for (const auto& seg : frame[0].segments) title += seg.text;
+  EXPECT_NE(title.find("[/RM -RF]"), std::string::npos) << title;
+  // Esc in the list clears the typed filter; it does not quit.
+  EXPECT_EQ(m_.HandleKey(kKeyEscape).kind, Intent::kNone);
+  EXPECT_EQ(m_.filters().text, "");
+  EXPECT_EQ(m_.rows().size(), 3u);
+  // Words narrow together; a field limits a word.
+  m_.HandleKey('/');
+  type("host w");
+  EXPECT_EQ(m_.rows().size(), 2u);  // target host, session work
+  for (int i = 0; i < 6; ++i) m_.HandleKey(kKeyBackspace);
+  type("target:vm1");
+  ASSERT_EQ(m_.rows().size(), 1u);
+  EXPECT_EQ(m_.rows()[0].agent, "gemini");
+  for (int i = 0; i < 10; ++i) m_.HandleKey(kKeyBackspace);
+  type("agent:vm1");
+  EXPECT_EQ(m_.rows().size(), 0u);
+  EXPECT_EQ(m_.HandleKey(kKeyEscape).kind, Intent::kNone);  // clears while typing
+  EXPECT_FALSE(m_.filtering());
+  EXPECT_EQ(m_.rows().size(), 3u);
+  EXPECT_EQ(m_.HandleKey(kKeyEscape).kind, Intent::kQuit);  // nothing to clear: quits
+}
+
 TEST_F(UiModel, ResetClearsUntilTheNextSnapshot) {
   Feed(&m_, "{\"type\":\"reset\",\"reason\":\"stream_changed\"}");
   EXPECT_TRUE(m_.rows().empty());

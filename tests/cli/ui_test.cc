@@ -165,6 +165,20 @@ TEST_F(UiTest, ShowsRowsFitsEightyColumnsFiltersApprovesAndQuits) {
   }
   ASSERT_EQ(Tmux({"resize-window", "-t", "ui", "-x", "80", "-y", "24"}).status, 0);
 
+  // `/` filters by typed words: only the codex pane is left; Enter keeps
+  // the filter, Esc then clears it (and does not quit).
+  Keys({"/"});
+  ASSERT_TRUE(UiShows("filter> _")) << Ui();
+  Keys({"-l", "codex"});
+  ASSERT_TRUE(PollUntil([&] { return Ui().find("waiting_approval PTY  claude") == std::string::npos; })) << Ui();
+  EXPECT_NE(Ui().find("running          PTY  codex"), std::string::npos) << Ui();
+  Keys({"Enter"});
+  ASSERT_TRUE(UiShows("[/codex]")) << Ui();
+  Keys({"Escape"});
+  ASSERT_TRUE(UiShows("waiting_approval PTY  claude")) << Ui();
+  EXPECT_EQ(Ui().find("[/codex]"), std::string::npos) << Ui();
+  EXPECT_EQ(Ui().find("ui-exit"), std::string::npos) << Ui();
+
   // Waiting only: the running pane goes, the waiting one stays.
   Keys({"w"});
   ASSERT_TRUE(UiShows("[waiting only]")) << Ui();
