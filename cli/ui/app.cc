@@ -266,7 +266,7 @@ class App {
     next_preview_ = now + kPreviewEvery;
     const int lines = std::max(10, screen_->rows());
     worker_.Post([this, key = r->key, ref = r->ref, lines]() -> std::function<void()> {
-      auto out = ViewOutput(ref, lines);
+      auto out = ViewOutput(ref, lines, /*escapes=*/true);  // the preview keeps the pane's colours
       std::string text = out ? *out : "(" + FirstLine(out.error().ToString()) + ")";
       return [this, key, text] {
         preview_busy_ = false;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cli/table.h"
+#include "cli/ui/ansi_line.h"
 
 namespace agt::cli::ui {
 namespace {
@@ -223,22 +224,22 @@ std::vector<FrameLine> BuildFrame(Model* model, int cols, int rows, core::TimeNs
       for (int w = DisplayWidth(label); w < cols; ++w) label += "─";
       out.push_back(Line(label, Style::kDim));
       // The last lines of the captured screen, trailing blank lines dropped.
-      std::vector<std::string> text;
+      std::vector<FrameLine> text;  // in the pane's own colours
       if (r && model->preview_key() == r->key) {
         std::string p = model->preview();
         size_t start = 0;
         while (start <= p.size()) {
           size_t nl = p.find('\n', start);
-          text.push_back(Printable(p.substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
+          text.push_back(AnsiLine(std::string_view(p).substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
           if (nl == std::string::npos) break;
           start = nl + 1;
         }
-        while (!text.empty() && text.back().find_first_not_of(' ') == std::string::npos) text.pop_back();
+        while (!text.empty() && LineText(text.back()).find_first_not_of(' ') == std::string::npos) text.pop_back();
       }
       const int first = std::max(0, static_cast<int>(text.size()) - preview_h);
       for (int i = 0; i < preview_h; ++i) {
         const int ti = first + i;
-        out.push_back(ti < static_cast<int>(text.size()) ? Line(text[static_cast<size_t>(ti)]) : FrameLine{});
+        out.push_back(ti < static_cast<int>(text.size()) ? text[static_cast<size_t>(ti)] : FrameLine{});
       }
     }
   }

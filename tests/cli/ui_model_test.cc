@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include "cli/table.h"
+#include "cli/ui/ansi_line.h"
 #include "cli/ui/frame.h"
 #include "cli/ui/model.h"
 
@@ -184,6 +185,32 @@ TEST_F(UiModel, SlashFiltersByTypedText) {
   EXPECT_FALSE(m_.filtering());
   EXPECT_EQ(m_.rows().size(), 3u);
   EXPECT_EQ(m_.HandleKey(kKeyEscape).kind, Intent::kQuit);  // nothing to clear: quits
+}
+
+// The preview keeps the pane's colours: SGR sequences become segment
+// colours and attributes; other escapes are dropped.
+TEST(AnsiLine, SgrBecomesColoursAndOtherEscapesGo) {
+  FrameLine l = AnsiLine("plain \x1b[1;31mred bold\x1b[0m \x1b[38;5;208;48;2;0;0;255mtone\x1b[39;49m"
+                         "\x1b]0;title\x07\x1b[2Kend\tx");
+  EXPECT_EQ(LineText(l), "plain red bold toneend    x");
+  ASSERT_EQ(l.segments.size(), 5u);
+  EXPECT_EQ(l.segments[0].fg, -1);
+  EXPECT_EQ(l.segments[1].text, "red bold");
+  EXPECT_EQ(l.segments[1].fg, 1);
+  EXPECT_EQ(l.segments[1].attrs, kAttrBold);
+  EXPECT_EQ(l.segments[2].text, " ");
+  EXPECT_EQ(l.segments[2].fg, -1);
+  EXPECT_EQ(l.segments[2].attrs, 0);
+  EXPECT_EQ(l.segments[3].text, "tone");
+  EXPECT_EQ(l.segments[3].fg, 208);
+  EXPECT_EQ(l.segments[3].bg, 21);  // rgb(0,0,255) -> the 256-colour cube's blue
+  EXPECT_EQ(l.segments[4].fg, -1);
+  EXPECT_EQ(l.segments[4].bg, -1);
+  // Bright colours and an unterminated escape at the end.
+  FrameLine b = AnsiLine("\x1b[92mok\x1b[");
+  ASSERT_EQ(b.segments.size(), 1u);
+  EXPECT_EQ(b.segments[0].fg, 10);
+  EXPECT_EQ(LineText(b), "ok");
 }
 
 TEST_F(UiModel, ResetClearsUntilTheNextSnapshot) {

@@ -238,6 +238,36 @@ TEST_F(UiTest, PromptsAndEnterSwitchesTheClientToTheSelectedPane) {
       << "the client stayed on " << ClientSession() << "; the view shows:\n" << Ui();
 }
 
+// The preview shows the selected pane in its colours (capture-pane -e,
+// mapped to ncurses colour pairs): the ui pane's own cells are red where
+// the agent's are.
+TEST_F(UiTest, ThePreviewKeepsThePanesColours) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "colour", "-x", "120", "-y", "30",
+                  "printf '\\033[31mred words\\033[0m and plain\\n'; exec sleep 600"})
+                .status, 0);
+  ASSERT_TRUE(PollUntil([&] { return Screen("colour").find("red words") != std::string::npos; }));
+  Announce("colour", "gemini", 40);
+  // A view with colours on (the fixture's environment has NO_COLOR).
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "ui2", "-x", "80", "-y", "24",
+                  "env -u NO_COLOR " + std::string(AGTMUX_BIN) + " ui; exec sleep 600"})
+                .status, 0);
+  ASSERT_TRUE(PollUntil([&] { return Screen("ui2").find("lab / colour (1)") != std::string::npos; })) << Screen("ui2");
+  // "colour" sorts first, so its pane is selected and previewed.
+  // The line's escapes before "red words" set red; the rest of the line is
+  // in the default colours again.
+  std::string cells, before, after;
+  EXPECT_TRUE(PollUntil([&] {
+    cells = Tmux({"capture-pane", "-p", "-e", "-t", "ui2"}).out;
+    const size_t at = cells.find("red words"), plain = cells.find("and plain");
+    if (at == std::string::npos || plain == std::string::npos || plain < at) return false;
+    const size_t line = cells.rfind('\n', at);
+    before = cells.substr(line == std::string::npos ? 0 : line + 1, at - (line == std::string::npos ? 0 : line + 1));
+    after = cells.substr(at, plain - at);
+    return before.find("\x1b[31m") != std::string::npos;
+  }, 10000)) << cells;
+  EXPECT_NE(after.find("\x1b[39m"), std::string::npos) << after;
+}
+
 TEST_F(UiTest, AKilledDaemonShowsNotAnsweringAndTheViewRecovers) {
   ASSERT_TRUE(UiShows("lab / work (1)")) << Ui();
   daemon_->Stop(SIGKILL);
