@@ -200,8 +200,13 @@ void DaemonClient::FollowCallerTmux() {
   if (!answer) return;
   // A server just added is not read yet: wait (briefly) for its first read,
   // so the command that follows sees its panes.
-  const std::string name = JsonStr(JsonObj(*answer, "target"), "name");
-  std::string server = JsonStr(JsonObj(*answer, "target"), "server");
+  const auto& target = JsonObj(*answer, "target");
+  if (!target.IsObject()) return;
+  const std::string name = JsonStr(target, "name");
+  std::string server = JsonStr(target, "server");
+  // Without a collector (agtmuxd --no-observe) nothing will read it.
+  const auto connected = target.FindMember("connected");
+  if (connected == target.MemberEnd() || !connected->value.IsBool() || !connected->value.GetBool()) return;
   const core::Clock& clock = core::SystemClock::Get();
   const core::TimeNs deadline = clock.Monotonic() + 2 * core::kNsPerSec;
   while (server == "unknown" && clock.Monotonic() < deadline) {

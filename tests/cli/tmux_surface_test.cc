@@ -197,7 +197,8 @@ TEST_F(TmuxSurfaceTest, StatusLineIsStyledForTmuxAndNamesWhatWaits) {
   EXPECT_TRUE(PollUntil([&] {
     Tmux({"run-shell", job});
     text = read();
-    return text.find("claude") != std::string::npos;
+    // The pane is named once the collector has placed it (its window read).
+    return text.find("work:1") != std::string::npos;
   })) << text;
   EXPECT_EQ(text, "#[fg=yellow,bold]⚠1 claude work:1#[default]\n");
 
