@@ -1,8 +1,11 @@
 // The ssh TargetExecutor (docs/spec.md §9): libssh2 with one persistent session per
 // target (no handshake per command), connect timeout 3 s, command timeout
 // 5 s, 2 retries after 250 ms and 1 s (with jitter) when the transport
-// fails. The host key must match known_hosts; keys come from ssh-agent,
-// then ~/.ssh/id_ed25519, id_ecdsa, id_rsa. Nothing secret is stored.
+// fails. The target is read as ssh reads it: ~/.ssh/config (ssh_config.h)
+// gives aliases, users, ports, keys and a ProxyJump hop. The host key must
+// match known_hosts; keys come from ssh-agent, then the key files
+// (a passphrase-protected file only through the agent). Nothing secret is
+// stored.
 // The remote side runs a shell, so every argument is shell-quoted
 // (core::ShellJoin).
 #pragma once
@@ -17,17 +20,32 @@
 namespace agt::agg {
 
 struct SshOptions {
-  std::string host;                         // address or name
-  int port = 22;
-  std::string user;                         // empty: $USER
-  std::string known_hosts;                  // empty: ~/.ssh/known_hosts
-  std::vector<std::string> identity_files;  // empty: ~/.ssh/id_{ed25519,ecdsa,rsa}
+  std::string host;                         // address, name or ~/.ssh/config Host alias
+  int port = 0;                             // 0: the config's Port, else 22
+  std::string user;                         // empty: the config's User, else $USER
+  std::string known_hosts;                  // empty: UserKnownHostsFile, else ~/.ssh/known_hosts
+  std::vector<std::string> identity_files;  // empty: IdentityFile, else ~/.ssh/id_{ed25519,ecdsa,rsa}
   bool use_agent = true;                    // try $SSH_AUTH_SOCK first
-  core::TimeNs connect_timeout = 3 * core::kNsPerSec;
+  bool identities_only = false;             // only the agent's keys that match identity_files
+  /// The OpenSSH client config read for `host` (ssh_config.h) at every
+  /// connect: empty means ~/.ssh/config, "none" reads none. A value set
+  /// above wins over the config's (as ssh's command line does).
+  std::string ssh_config;
+  core::TimeNs connect_timeout = 0;         // 0: ConnectTimeout, else 3 s
+  core::TimeNs keepalive_interval = 0;      // ServerAliveInterval; 0: none
+  int keepalive_count_max = 3;              // ServerAliveCountMax
+  std::vector<SshOptions> proxy_jump;       // ProxyJump: at most one hop, resolved
   std::vector<core::TimeNs> retry_delays = {250 * core::kNsPerMs, 1 * core::kNsPerSec};
   double jitter = 0.2;                      // each delay * (1 ± jitter)
 };
 
+/// `given` with the OpenSSH client config applied (HostName, User, Port,
+/// IdentityFile with its tokens, IdentitiesOnly, ProxyJump, the keepalive
+/// and timeout keywords, UserKnownHostsFile) and the defaults filled in;
+/// the result reads no config again (ssh_config = "none"). E_CONFIG_INVALID
+/// naming file:line, or E_UNSUPPORTED for what agtmux cannot do (a
+/// ProxyJump of more than one hop).
+core::Result<SshOptions> ResolveSshOptions(const SshOptions& given);
 
 class SshExecutor final : public TargetExecutor {
  public:
