@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "aggregator/http/api_error.h"
+#include "aggregator/targets/ssh_executor.h"
 #include "libagtcore/event_codec.h"
 #include "libagtcore/json.h"
 #include "libagtcore/ref.h"
@@ -147,6 +148,10 @@ class Api {
     j.Key("default").Bool(t.spec.name == "host");
     j.Key("health").Str(core::TargetHealthName(t.health)).Key("error");
     t.error.empty() ? j.Null() : j.Str(t.error);
+    // The error as one word (SshFailureReason), for scripts and the UI.
+    const std::string_view reason = t.spec.kind == "ssh" ? SshFailureReason(t.error) : std::string_view();
+    j.Key("reason");
+    reason.empty() ? j.Null() : j.Str(std::string(reason));
     j.Key("connected").Bool(t.connected);
     j.Key("server_running").Bool(it != topo.end() && it->second.server_running);
     j.Key("pane_count").Int(panes).Key("agent_pane_count").Int(agents);

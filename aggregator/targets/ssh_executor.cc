@@ -176,6 +176,21 @@ void Relay(LIBSSH2_SESSION* ssh, int ssh_fd, LIBSSH2_CHANNEL* ch, core::UniqueFd
 
 }  // namespace
 
+std::string_view SshFailureReason(std::string_view m) {
+  auto has = [&](std::string_view what) { return m.find(what) != std::string_view::npos; };
+  // The hop's own reason is inside a ProxyJump failure: test that first.
+  if (has("ssh config: ")) return "config_invalid";
+  if (has("proxy failed: ")) return "proxy_failed";
+  if (has("marked @revoked")) return "host_key_revoked";
+  if (has("(possible impersonation)") || has("does not list for it")) return "host_key_mismatch";
+  if (has("host not in known_hosts") || has("cannot read known_hosts")) return "host_key_unknown";
+  if (has("authentication failed")) return "auth_failed";
+  if (has("timed out")) return "timeout";
+  if (has("Connection refused")) return "refused";
+  if (has("resolve: ")) return "unresolved";
+  return "";
+}
+
 struct SshExecutor::Session {
   // Destroyed last: a target's session runs over this jump host's relay.
   std::unique_ptr<SshExecutor> jump;
@@ -238,7 +253,7 @@ core::Status SshExecutor::Connect() {
   auto resolved = ResolveSshOptions(options_);
   if (!resolved) {
     definite_ = true;
-    return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": " + resolved.error().message);
+    return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": ssh config: " + resolved.error().message);
   }
   const SshOptions& o = *resolved;
   std::string where = o.host + ":" + std::to_string(o.port);

@@ -47,6 +47,12 @@ struct SshOptions {
 /// ProxyJump of more than one hop).
 core::Result<SshOptions> ResolveSshOptions(const SshOptions& given);
 
+/// Why an ssh target is unreachable, read from the executor's error
+/// message, as one word for /v1/targets: "config_invalid", "proxy_failed",
+/// "host_key_revoked", "host_key_mismatch", "host_key_unknown",
+/// "auth_failed", "timeout", "refused", "unresolved"; "" when none fits.
+std::string_view SshFailureReason(std::string_view message);
+
 class SshExecutor final : public TargetExecutor {
  public:
   explicit SshExecutor(SshOptions options);

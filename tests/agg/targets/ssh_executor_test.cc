@@ -84,6 +84,7 @@ TEST_F(SshTest, UnknownHostKeyAndWrongUserKeyAreRefusedWithoutRetrying) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, core::Err::kTargetUnreachable);
   EXPECT_NE(r.error().message.find("known_hosts"), std::string::npos) << r.error().message;
+  EXPECT_EQ(SshFailureReason(r.error().message), "host_key_unknown");
 
   SshOptions o2 = sshd.Options();
   o2.identity_files = {dir.path() + "/other_key"};
@@ -91,6 +92,7 @@ TEST_F(SshTest, UnknownHostKeyAndWrongUserKeyAreRefusedWithoutRetrying) {
   auto r2 = ex2.Run({"true"}, {});
   ASSERT_FALSE(r2.ok());
   EXPECT_NE(r2.error().message.find("authentication failed"), std::string::npos) << r2.error().message;
+  EXPECT_EQ(SshFailureReason(r2.error().message), "auth_failed");
 }
 
 // A server that offers ECDSA as well as ed25519 (sshd's default set),
@@ -124,6 +126,7 @@ TEST(SshHostKeys, AWrongKeyOfTheRightTypeIsAMismatch) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("ssh-ed25519 key does not match"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("possible impersonation"), std::string::npos) << r.error().message;
+  EXPECT_EQ(SshFailureReason(r.error().message), "host_key_mismatch");
 }
 
 TEST(SshHostKeys, ARevokedKeyIsRefusedEvenWhenAlsoListedPlainly) {
@@ -138,6 +141,7 @@ TEST(SshHostKeys, ARevokedKeyIsRefusedEvenWhenAlsoListedPlainly) {
   ASSERT_FALSE(r.ok()) << "a revoked key was accepted";
   EXPECT_EQ(r.error().code, core::Err::kTargetUnreachable);
   EXPECT_NE(r.error().message.find("marked @revoked"), std::string::npos) << r.error().message;
+  EXPECT_EQ(SshFailureReason(r.error().message), "host_key_revoked");
   EXPECT_EQ(ex.handshakes(), 0);
 }
 
@@ -163,6 +167,7 @@ TEST_F(SshTest, ServerGoneIsUnreachableAfterRetriesAndBackIsReconnected) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, core::Err::kTargetUnreachable);
   EXPECT_NE(r.error().message.find("connect"), std::string::npos) << r.error().message;
+  EXPECT_EQ(SshFailureReason(r.error().message), "refused");
   sshd.Start();
   auto back = ex.Run({"echo", "back"}, {});
   ASSERT_TRUE(back.ok()) << back.error().ToString();
@@ -179,6 +184,7 @@ TEST_F(SshTest, CommandTimeout) {
   auto r = ex.Run({"sleep", "5"}, eo);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, core::Err::kTimeout);
+  EXPECT_EQ(SshFailureReason(r.error().message), "timeout");
   auto ok = ex.Run({"echo", "fine"}, {});  // a fresh session after the timeout
   ASSERT_TRUE(ok.ok()) << ok.error().ToString();
   EXPECT_EQ(ok->out, "fine\n");
@@ -212,6 +218,7 @@ TEST_F(SshTest, AConfigAliasResolvesToTheHostPortUserAndKey) {
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error().code, core::Err::kTargetUnreachable);
   EXPECT_NE(e.error().message.find(cfg + ":14: ConnectTimeout"), std::string::npos) << e.error().message;
+  EXPECT_EQ(SshFailureReason(e.error().message), "config_invalid");
 }
 
 // known_hosts as `ssh-keygen -H` leaves it: every name hashed
@@ -294,6 +301,7 @@ TEST(SshProxyJump, OneHopThroughASecondSshd) {
   EXPECT_NE(down.error().message.find("proxy failed: ProxyJump 127.0.0.1:" + std::to_string(jump.port())),
             std::string::npos)
       << down.error().message;
+  EXPECT_EQ(SshFailureReason(down.error().message), "proxy_failed");
   // The established session through it broke too; the reconnect says why.
   auto broken = ex.Run({"true"}, {});
   ASSERT_FALSE(broken.ok());
@@ -319,6 +327,7 @@ TEST_F(SshTest, AnEncryptedKeyWorksThroughTheAgentOnly) {
   EXPECT_NE(refused.error().message.find("authentication failed"), std::string::npos) << refused.error().message;
   EXPECT_NE(refused.error().message.find("passphrase-protected"), std::string::npos) << refused.error().message;
   EXPECT_NE(refused.error().message.find("ssh-agent"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(SshFailureReason(refused.error().message), "auth_failed");
 
   const std::string sock = dir.path() + "/agent.sock";
   std::vector<std::string> argv = {"ssh-agent", "-D", "-a", sock};
