@@ -540,12 +540,17 @@ core::Result<ExecResult> SshExecutor::Run(const std::vector<std::string>& argv,
   if (argv.empty()) return MakeError(Err::kInternal, "ssh: empty argv");
   const std::string command = core::ShellJoin(argv);
   static thread_local std::mt19937 rng{std::random_device{}()};
+  std::uniform_real_distribution<double> jitter(1.0 - options_.jitter, 1.0 + options_.jitter);
+  // Backoff between reconnects: a host that is down is not asked again
+  // before next_connect_.
+  if (!session_ && connect_failures_ > 0 && MonoNow() < next_connect_)
+    return core::Error{connect_error_.code,
+                       connect_error_.message + " (next attempt in " +
+                           std::to_string((next_connect_ - MonoNow()) / core::kNsPerMs + 1) + " ms)"};
   core::Error last{Err::kTargetUnreachable, "ssh " + options_.host + ": not attempted"};
+  bool connected = false;  // in the last attempt
   for (size_t attempt = 0; attempt <= options_.retry_delays.size(); ++attempt) {
-    if (attempt > 0) {
-      std::uniform_real_distribution<double> j(1.0 - options_.jitter, 1.0 + options_.jitter);
-      SleepNs(TimeNs(double(options_.retry_delays[attempt - 1]) * j(rng)));
-    }
+    if (attempt > 0) SleepNs(TimeNs(double(options_.retry_delays[attempt - 1]) * jitter(rng)));
     definite_ = false;
     if (session_) {
       // ServerAliveInterval: libssh2 sends a keepalive once the interval
@@ -555,15 +560,25 @@ core::Result<ExecResult> SshExecutor::Run(const std::vector<std::string>& argv,
       if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN) Drop();
     }
     core::Status c = Connect();
+    connected = c.ok();
     if (!c.ok()) {
       last = c.error();
       if (definite_) break;  // host key or auth: retrying cannot help
       continue;
     }
+    connect_failures_ = 0;
     auto r = RunOnce(command, options);
     if (r.ok()) return r;
     last = r.error();
     Drop();  // the session may be wedged: reconnect on the next attempt
+  }
+  if (!connected) {
+    ++connect_failures_;
+    TimeNs delay = options_.reconnect_backoff;
+    for (int i = 1; i < connect_failures_ && delay < options_.reconnect_backoff_max; ++i) delay *= 2;
+    delay = std::min(delay, options_.reconnect_backoff_max);
+    next_connect_ = MonoNow() + TimeNs(double(delay) * jitter(rng));
+    connect_error_ = last;
   }
   return last;
 }

@@ -1,7 +1,8 @@
 // The ssh TargetExecutor (docs/spec.md §9): libssh2 with one persistent session per
 // target (no handshake per command), connect timeout 3 s, command timeout
 // 5 s, 2 retries after 250 ms and 1 s (with jitter) when the transport
-// fails. The target is read as ssh reads it: ~/.ssh/config (ssh_config.h)
+// fails, then a backoff (1 s doubling to 30 s, with jitter) before the next
+// connect. The target is read as ssh reads it: ~/.ssh/config (ssh_config.h)
 // gives aliases, users, ports, keys and a ProxyJump hop. The host key must
 // match known_hosts; keys come from ssh-agent, then the key files
 // (a passphrase-protected file only through the agent). Nothing secret is
@@ -37,6 +38,11 @@ struct SshOptions {
   std::vector<SshOptions> proxy_jump;       // ProxyJump: at most one hop, resolved
   std::vector<core::TimeNs> retry_delays = {250 * core::kNsPerMs, 1 * core::kNsPerSec};
   double jitter = 0.2;                      // each delay * (1 ± jitter)
+  /// After a command could not connect (retries included), no new connect
+  /// is tried for this long, doubling per failure up to the max (with
+  /// jitter); meanwhile Run answers the last failure at once.
+  core::TimeNs reconnect_backoff = 1 * core::kNsPerSec;
+  core::TimeNs reconnect_backoff_max = 30 * core::kNsPerSec;
 };
 
 /// `given` with the OpenSSH client config applied (HostName, User, Port,
@@ -79,6 +85,9 @@ class SshExecutor final : public TargetExecutor {
   std::unique_ptr<Session> session_;
   int64_t handshakes_ = 0;
   bool definite_ = false;  // the last Connect failed for a reason retries cannot fix
+  int connect_failures_ = 0;    // Runs in a row that could not connect
+  core::TimeNs next_connect_ = 0;  // monotonic; no connect before it
+  core::Error connect_error_{core::Err::kTargetUnreachable, ""};  // the last of them
 };
 
 }  // namespace agt::agg

@@ -160,7 +160,10 @@ TEST(SshTargets, OptionsAndShellWordsAreRefused) {
 }
 
 TEST_F(SshTest, ServerGoneIsUnreachableAfterRetriesAndBackIsReconnected) {
-  SshExecutor ex(sshd.Options());
+  SshOptions o = sshd.Options();
+  o.reconnect_backoff = 2 * core::kNsPerSec;
+  o.jitter = 0;
+  SshExecutor ex(o);
   ASSERT_TRUE(ex.Run({"true"}, {}).ok());
   sshd.Stop();
   auto r = ex.Run({"true"}, {});
@@ -169,7 +172,17 @@ TEST_F(SshTest, ServerGoneIsUnreachableAfterRetriesAndBackIsReconnected) {
   EXPECT_NE(r.error().message.find("connect"), std::string::npos) << r.error().message;
   EXPECT_EQ(SshFailureReason(r.error().message), "refused");
   sshd.Start();
-  auto back = ex.Run({"echo", "back"}, {});
+  // Backoff: within 2 s of the failure no connect is tried; the answer is
+  // the last failure, saying when the next attempt is.
+  auto held = ex.Run({"echo", "back"}, {});
+  ASSERT_FALSE(held.ok());
+  EXPECT_NE(held.error().message.find("next attempt in"), std::string::npos) << held.error().message;
+  EXPECT_EQ(SshFailureReason(held.error().message), "refused");
+  core::Result<ExecResult> back = held;
+  for (int i = 0; i < 100 && !back.ok(); ++i) {
+    usleep(50000);
+    back = ex.Run({"echo", "back"}, {});
+  }
   ASSERT_TRUE(back.ok()) << back.error().ToString();
   EXPECT_EQ(back->out, "back\n");
   EXPECT_EQ(ex.handshakes(), 2);
