@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <libssh2.h>
 #include <netdb.h>
-#include <openssl/evp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@
 #include <random>
 #include <thread>
 
+#include "aggregator/targets/base64.h"
 #include "aggregator/targets/known_hosts.h"
 #include "aggregator/targets/ssh_config.h"
 #include "libagtcore/file.h"
@@ -57,23 +57,6 @@ void SleepNs(TimeNs ns) {
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
-std::string Base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  return out;
-}
-
-core::Result<std::string> DecodeBase64(std::string_view text) {
-  std::string out(text.size() / 4 * 3 + 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (n < 0) return MakeError(Err::kPayloadInvalid, "not base64");
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
 /// Whether a private key file needs a passphrase: an OpenSSH-format key
 /// whose cipher is not "none", or a PEM key marked ENCRYPTED.
 bool KeyFileEncrypted(std::string_view text) {
@@ -86,7 +69,7 @@ bool KeyFileEncrypted(std::string_view text) {
   for (char c : text.substr(begin + kBegin.size(), end == std::string_view::npos ? std::string_view::npos
                                                                                  : end - begin - kBegin.size()))
     if (c != '\n' && c != '\r' && c != ' ') b64 += c;
-  auto bytes = DecodeBase64(b64);
+  auto bytes = Base64Decode(b64);
   // "openssh-key-v1\0", then the cipher name as an ssh string.
   static constexpr std::string_view kMagic("openssh-key-v1\0", 15);
   if (!bytes || bytes->size() < kMagic.size() + 4 || std::string_view(*bytes).substr(0, kMagic.size()) != kMagic)
@@ -371,7 +354,7 @@ core::Status SshExecutor::Connect() {
     if (!key) return unreachable("no host key");
     definite_ = true;  // a wrong, revoked or unknown host key will not fix itself
     const std::string type_name(HostKeyTypeName(type));
-    const std::string presented = type_name + " " + Base64(std::string_view(key, len));
+    const std::string presented = type_name + " " + Base64Encode(std::string_view(key, len));
     for (const std::string& revoked : RevokedKeys(*known_text))
       if (revoked == presented)
         return unreachable("the host's " + type_name + " key is marked @revoked in " + o.known_hosts + "; refused");
@@ -414,7 +397,7 @@ core::Status SshExecutor::Connect() {
       libssh2_agent_publickey* id = nullptr;
       while (!authed && libssh2_agent_get_identity(agent, &id, prev) == 0) {
         prev = id;
-        const std::string blob = Base64(std::string_view(reinterpret_cast<const char*>(id->blob), id->blob_len));
+        const std::string blob = Base64Encode(std::string_view(reinterpret_cast<const char*>(id->blob), id->blob_len));
         if (o.identities_only && std::find(wanted.begin(), wanted.end(), blob) == wanted.end()) continue;
         if (libssh2_agent_userauth(agent, o.user.c_str(), id) == 0) authed = true;
       }
