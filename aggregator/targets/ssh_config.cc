@@ -163,10 +163,10 @@ struct Parser {
     return core::Ok();
   }
 
-  core::Status Keyword(const std::string& k, const std::vector<std::string>& args, SshHostConfig& out) {
+  core::Status Keyword(const std::string& k, const std::vector<std::string>& args, SshHostConfig& into) {
     const std::string& v = args[0];
     if (k == "hostname") {
-      if (!out.hostname) {
+      if (!into.hostname) {
         std::string h;
         for (size_t i = 0; i < v.size(); ++i) {
           if (v[i] == '%' && i + 1 < v.size() && v[i + 1] == 'h') h += host, ++i;
@@ -174,22 +174,22 @@ struct Parser {
           else if (v[i] == '%') return core::MakeError(core::Err::kConfigInvalid, "HostName: only %h and %% are read");
           else h += v[i];
         }
-        out.hostname = h;
+        into.hostname = h;
       }
     } else if (k == "user") {
-      if (!out.user) out.user = v;
+      if (!into.user) into.user = v;
     } else if (k == "port") {
       auto n = Number(v, 1, 65535);
       if (!n) return core::MakeError(core::Err::kConfigInvalid, "Port: " + n.error().message);
-      if (!out.port) out.port = *n;
+      if (!into.port) into.port = *n;
     } else if (k == "identityfile") {
-      if (!EqualFold(v, "none")) out.identity_files.push_back(v);
+      if (!EqualFold(v, "none")) into.identity_files.push_back(v);
     } else if (k == "identitiesonly") {
       auto b = YesNo(v);
       if (!b) return core::MakeError(core::Err::kConfigInvalid, "IdentitiesOnly: " + b.error().message);
-      if (!out.identities_only) out.identities_only = *b;
+      if (!into.identities_only) into.identities_only = *b;
     } else if (k == "proxyjump") {
-      if (!out.proxy_jump) out.proxy_jump = v;
+      if (!into.proxy_jump) into.proxy_jump = v;
     } else if (k == "serveraliveinterval" || k == "serveralivecountmax") {
       auto n = Number(v, 0, 86400 * 365);
       const bool interval = k == "serveraliveinterval";
@@ -197,15 +197,15 @@ struct Parser {
         return core::MakeError(core::Err::kConfigInvalid,
                                std::string(interval ? "ServerAliveInterval: " : "ServerAliveCountMax: ") +
                                    n.error().message);
-      auto& slot = interval ? out.server_alive_interval : out.server_alive_count_max;
+      auto& slot = interval ? into.server_alive_interval : into.server_alive_count_max;
       if (!slot) slot = *n;
     } else if (k == "connecttimeout") {
       if (EqualFold(v, "none")) return core::Ok();
       auto n = Number(v, 1, 86400);
       if (!n) return core::MakeError(core::Err::kConfigInvalid, "ConnectTimeout: " + n.error().message);
-      if (!out.connect_timeout) out.connect_timeout = *n;
+      if (!into.connect_timeout) into.connect_timeout = *n;
     } else if (k == "userknownhostsfile") {
-      if (!out.user_known_hosts_file) out.user_known_hosts_file = v;
+      if (!into.user_known_hosts_file) into.user_known_hosts_file = v;
     }
     // Any other keyword is OpenSSH's business, not ours.
     return core::Ok();
