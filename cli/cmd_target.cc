@@ -49,6 +49,8 @@ void PrintTargets(const rapidjson::Value& items) {
   for (const auto& it : items.GetArray()) {
     std::string where = S(it, "kind") == "ssh" ? S(it, "ssh_target") : S(it, "tmux_socket");
     std::string health = S(it, "health");
+    // A collector that reaches no server is healthy, and watches nothing: say so.
+    if (S(it, "server") == "none") health = health == "ok" ? "no tmux server" : health + ", no tmux server";
     if (it.HasMember("error") && it["error"].IsString()) health += " (" + S(it, "error") + ")";
     t.AddRow({S(it, "name"), S(it, "kind"), health, it["connected"].GetBool() ? "yes" : "no",
               std::to_string(it["pane_count"].GetInt64()), std::to_string(it["agent_pane_count"].GetInt64()),

@@ -76,7 +76,10 @@ TEST_F(CliTest, StartsTheDaemonOnDemandAndReadsThroughIt) {
 
   auto sl = Agtmux({"status-line"});
   EXPECT_EQ(sl.status, 0);
-  EXPECT_EQ(sl.out, "⚠1\n");
+  EXPECT_EQ(sl.out, "⚠1 claude\n") << "what waits is named; a pane no collector placed has no session:window";
+  EXPECT_EQ(Agtmux({"status-line", "--tmux"}).out, "#[fg=yellow,bold]⚠1 claude#[default]\n");
+  EXPECT_EQ(Agtmux({"status-line", "--ascii", "--plain"}).out, "W1 claude\n");
+  EXPECT_EQ(Agtmux({"status-line", "--tmux", "--plain"}).status, 2) << "the two styles exclude each other";
 
   auto add = Agtmux({"target", "add", "lab", "--kind", "local", "--tmux-socket", env_.root + "/tmux/lab.sock"});
   EXPECT_EQ(add.status, 0) << add.err;
