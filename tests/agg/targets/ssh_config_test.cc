@@ -175,7 +175,16 @@ TEST_F(SshConfigFiles, ResolvedOptionsGivenValuesWinOverTheConfig) {
                                 "Host bastion\n"
                                 "  HostName 10.0.0.1\n"
                                 "  IdentityFile /keys/bastion\n");
-  const char* home = getenv("HOME");
+  // %d and the defaults come from $HOME: this test's own.
+  const char* saved = getenv("HOME");
+  const std::string saved_home = saved ? saved : "";
+  const std::string home = dir + "/home";
+  setenv("HOME", home.c_str(), 1);
+  struct Restore {
+    const char* saved;
+    std::string value;
+    ~Restore() { saved ? setenv("HOME", value.c_str(), 1) : unsetenv("HOME"); }
+  } restore{saved, saved_home};
   SshOptions given;
   given.host = "vm";
   given.ssh_config = cfg;
@@ -184,7 +193,7 @@ TEST_F(SshConfigFiles, ResolvedOptionsGivenValuesWinOverTheConfig) {
   EXPECT_EQ(r->host, "10.0.0.5");
   EXPECT_EQ(r->user, "dev");
   EXPECT_EQ(r->port, 2222);
-  EXPECT_EQ(r->identity_files, (std::vector<std::string>{std::string(home) + "/keys/dev@10.0.0.5"}));
+  EXPECT_EQ(r->identity_files, (std::vector<std::string>{home + "/keys/dev@10.0.0.5"}));
   EXPECT_EQ(r->known_hosts, dir + "/kh");
   EXPECT_EQ(r->connect_timeout, 9 * core::kNsPerSec);
   EXPECT_EQ(r->keepalive_interval, 30 * core::kNsPerSec);
@@ -209,7 +218,7 @@ TEST_F(SshConfigFiles, ResolvedOptionsGivenValuesWinOverTheConfig) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->host, "db");
   EXPECT_EQ(p->port, 22);
-  EXPECT_EQ(p->known_hosts, std::string(home) + "/.ssh/known_hosts");
+  EXPECT_EQ(p->known_hosts, home + "/.ssh/known_hosts");
   EXPECT_EQ(p->connect_timeout, 3 * core::kNsPerSec);
   EXPECT_TRUE(p->proxy_jump.empty());
 }
