@@ -190,6 +190,8 @@ struct Parser {
       if (!into.identities_only) into.identities_only = *b;
     } else if (k == "proxyjump") {
       if (!into.proxy_jump) into.proxy_jump = v;
+    } else if (k == "proxycommand") {
+      if (!into.proxy_command) into.proxy_command = v;
     } else if (k == "serveraliveinterval" || k == "serveralivecountmax") {
       auto n = Number(v, 0, 86400 * 365);
       const bool interval = k == "serveraliveinterval";
@@ -370,6 +372,12 @@ core::Result<SshOptions> ResolveSshOptions(const SshOptions& given) {
   if (r.keepalive_interval <= 0 && cfg.server_alive_interval)
     r.keepalive_interval = core::TimeNs(*cfg.server_alive_interval) * core::kNsPerSec;
   if (cfg.server_alive_count_max) r.keepalive_count_max = *cfg.server_alive_count_max;
+  // A ProxyCommand changes where the bytes go: connecting directly instead
+  // could reach another machine, so it is refused. With a ProxyJump too,
+  // the hop is taken (OpenSSH takes whichever line comes first).
+  if (cfg.proxy_command && *cfg.proxy_command != "none" && !cfg.proxy_jump)
+    return core::MakeError(core::Err::kUnsupported,
+                           "ProxyCommand is not supported (a ProxyJump of one hop is); host " + given.host);
   if (r.proxy_jump.empty() && cfg.proxy_jump && *cfg.proxy_jump != "none") {
     if (cfg.proxy_jump->find(',') != std::string::npos)
       return core::MakeError(core::Err::kUnsupported, "ProxyJump " + *cfg.proxy_jump +

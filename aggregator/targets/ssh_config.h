@@ -28,6 +28,7 @@ struct SshHostConfig {
   std::vector<std::string> identity_files;  // as written (tokens expanded later)
   std::optional<bool> identities_only;
   std::optional<std::string> proxy_jump;  // "none" kept as given
+  std::optional<std::string> proxy_command;  // read only to refuse it
   std::optional<int> server_alive_interval;  // seconds
   std::optional<int> server_alive_count_max;
   std::optional<int> connect_timeout;  // seconds

@@ -223,6 +223,19 @@ TEST_F(SshConfigFiles, ResolvedOptionsGivenValuesWinOverTheConfig) {
   EXPECT_TRUE(p->proxy_jump.empty());
 }
 
+TEST_F(SshConfigFiles, ProxyCommandIsRefusedNotIgnored) {
+  const std::string cfg = Write("config", "Host vm\n  ProxyCommand nc %h %p\nHost off\n  ProxyCommand none\n");
+  SshOptions given;
+  given.host = "vm";
+  given.ssh_config = cfg;
+  auto r = ResolveSshOptions(given);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, core::Err::kUnsupported);
+  EXPECT_NE(r.error().message.find("ProxyCommand is not supported"), std::string::npos) << r.error().message;
+  given.host = "off";
+  EXPECT_TRUE(ResolveSshOptions(given).ok());
+}
+
 TEST_F(SshConfigFiles, ProxyJumpOfMoreThanOneHopIsRefusedByName) {
   const std::string cfg = Write("config",
                                 "Host two\n  ProxyJump a,b\n"
