@@ -10,6 +10,7 @@
 
 #include "aggregator/http/api_error.h"
 #include "aggregator/http/tmux_follow.h"
+#include "aggregator/targets/ssh_executor.h"
 #include "libagtcore/event_codec.h"
 #include "libagtcore/json.h"
 #include "libagtcore/ref.h"
@@ -149,6 +150,10 @@ class Api {
     j.Key("default").Bool(t.spec.name == "host");
     j.Key("health").Str(core::TargetHealthName(t.health)).Key("error");
     t.error.empty() ? j.Null() : j.Str(t.error);
+    // The error as one word (SshFailureReason), for scripts and the UI.
+    const std::string_view reason = t.spec.kind == "ssh" ? SshFailureReason(t.error) : std::string_view();
+    j.Key("reason");
+    reason.empty() ? j.Null() : j.Str(std::string(reason));
     j.Key("connected").Bool(t.connected);
     j.Key("server_running").Bool(it != topo.end() && it->second.server_running);
     // "none": the collector found no server at the socket (not an error for

@@ -251,7 +251,8 @@ TEST_F(TmuxTest, AnSshTargetsFailureReasonIsShownWhereUsersLook) {
   ASSERT_EQ(add.status, 0) << add.err;
   auto reason_shown = [&] {
     auto r = daemon_->Call("GET", "/v1/targets");
-    return r.ok() && r->body.find("does not match") != std::string::npos;
+    return r.ok() && r->body.find("does not match") != std::string::npos &&
+           r->body.find("\"reason\":\"host_key_mismatch\"") != std::string::npos;
   };
   EXPECT_TRUE(PollUntil(reason_shown, 15000)) << daemon_->Call("GET", "/v1/targets")->body;
   auto list = env_.Run({AGTMUX_BIN, "target", "list"});
