@@ -218,6 +218,7 @@ class Loader {
     Section(n, key, {
         {"active_interval", Duration(&p.active_interval)},
         {"max_backoff", Duration(&p.max_backoff)},
+        {"byte_screens", Bool(&p.byte_screens)},
     });
     if (!error_ && p.max_backoff < p.active_interval)
       Fail(n, key + ".max_backoff", "must not be shorter than poller.active_interval");

@@ -30,6 +30,7 @@ struct DaemonConfig {
 struct PollerConfig {
   TimeNs active_interval = 200 * kNsPerMs;  // capture interval of changing panes
   TimeNs max_backoff = 30 * kNsPerSec;     // longest period for idle panes
+  bool byte_screens = true;                // local panes read from their %output bytes
 };
 
 /// [wrap]: the PTY analyzer's timing (docs/spec.md §7 baselines).

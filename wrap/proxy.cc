@@ -33,7 +33,7 @@
 #include "wrap/asciicast.h"
 #include "wrap/event_emitter.h"
 #include "wrap/pty_child.h"
-#include "wrap/screen_pipeline.h"
+#include "libagtcore/screen/screen_pipeline.h"
 #include "wrap/terminal_guard.h"
 #include "wrap/wrapper_events.h"
 
@@ -135,7 +135,7 @@ class Session {
                                      SIGQUIT, SIGTSTP, SIGCONT, SIGUSR1, SIGUSR2};
   uv_signal_t signals_[sizeof kSignals / sizeof kSignals[0]]{};
 
-  std::unique_ptr<ScreenPipeline> pipeline_;
+  std::unique_ptr<screen::ScreenPipeline> pipeline_;
   bool own_set_ = false;                // the agent has a pattern set of its own
   std::string set_version_;             // and this is its version
   detect::StuckUnknownWatch unknown_watch_;
@@ -543,11 +543,11 @@ int Session::Run() {
   }
   term_.MakeRaw();
 
-  ScreenPipelineOptions po;
+  screen::ScreenPipelineOptions po;
   po.rows = rows_;
   po.cols = cols_;
   po.agent_type = opts_.agent_type;
-  pipeline_ = std::make_unique<ScreenPipeline>(po, MakeAnalyzer(opts_.agent_type, &own_set_, &set_version_, opts_.timing));
+  pipeline_ = std::make_unique<screen::ScreenPipeline>(po, MakeAnalyzer(opts_.agent_type, &own_set_, &set_version_, opts_.timing));
   if (!opts_.record_path.empty()) {
     CastHeader h;
     h.width = cols_;

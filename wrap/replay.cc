@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "wrap/analyzer_factory.h"
-#include "wrap/screen_pipeline.h"
+#include "libagtcore/screen/screen_pipeline.h"
 
 namespace agt::wrap {
 
@@ -17,11 +17,11 @@ ReplayResult Replay(const Cast& cast, std::string_view agent_type) {
 
 ReplayResult Replay(const Cast& cast, std::string_view agent_type,
                     std::unique_ptr<detect::Analyzer> analyzer) {
-  ScreenPipelineOptions opts;
+  screen::ScreenPipelineOptions opts;
   opts.rows = cast.header.height;
   opts.cols = cast.header.width;
   opts.agent_type = agent_type.empty() ? "generic" : std::string(agent_type);
-  ScreenPipeline pipe(opts, std::move(analyzer));
+  screen::ScreenPipeline pipe(opts, std::move(analyzer));
   ReplayResult out;
 
   // Times start at 1 so that "0 = never" in the analyzer input stays true.

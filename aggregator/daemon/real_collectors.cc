@@ -60,7 +60,8 @@ CollectorFactory RealCollectors(const core::PollerConfig& poller) {
   PollerOptions polling;
   polling.active_interval = poller.active_interval;
   polling.idle_interval_max = poller.max_backoff;
-  return [polling](uv_loop_t* loop, const TargetSpec& spec,
+  const bool byte_screens = poller.byte_screens;
+  return [polling, byte_screens](uv_loop_t* loop, const TargetSpec& spec,
             CollectorSink& sink) -> core::Result<std::unique_ptr<PaneDecorator>> {
     if (spec.kind == "ssh") {
       auto ssh = ParseSshTarget(spec.ssh_target);
@@ -77,6 +78,7 @@ CollectorFactory RealCollectors(const core::PollerConfig& poller) {
     LocalCollectorOptions o;
     o.target_id = spec.name;
     o.poller = polling;
+    o.byte_screens = byte_screens;
     o.socket_path = spec.tmux_socket.empty() ? ResolveHostSocket(core::RealEnv(), getuid()) : spec.tmux_socket;
     return std::unique_ptr<PaneDecorator>(std::make_unique<RunningLocalCollector>(loop, std::move(o), sink));
   };

@@ -25,12 +25,30 @@ bool IsStructural(const std::string& name) {
   return false;
 }
 
+PollerOptions PollerOptionsOf(const LocalCollectorOptions& options) {
+  PollerOptions o = options.poller;
+  o.byte_screens = options.byte_screens;
+  return o;
+}
+
+/// The data of `%output %7 <data>` or `%extended-output %7 <age> ... : <data>`.
+std::string_view OutputData(const ControlNotification& n) {
+  std::string_view a = n.args;
+  if (n.name == "extended-output") {
+    const size_t colon = a.find(" : ");
+    return colon == std::string_view::npos ? std::string_view() : a.substr(colon + 3);
+  }
+  const size_t sp = a.find(' ');
+  return sp == std::string_view::npos ? std::string_view() : a.substr(sp + 1);
+}
+
 ControlClientOptions ControlOptions(const LocalCollectorOptions& options) {
   ControlClientOptions co;
   co.tmux_bin = options.tmux_bin;
   co.socket_path = options.socket_path;
   co.probe_interval = options.probe_interval;
   co.reconnect_min = options.reconnect_min;
+  co.pause_after_s = options.pause_after_s;
   return co;
 }
 
@@ -44,8 +62,10 @@ LocalCollector::LocalCollector(uv_loop_t* loop, LocalCollectorOptions options,
       clock_(clock),
       files_(files),
       instance_(core::NewUlid(clock.Now())),
-      step_(options_.target_id, options_.socket_path, instance_, options_.poller, std::move(analyzers), sink),
-      feeds_(loop, ControlOptions(options_), [this](const std::string& pane_id) { OnOutput(pane_id); }),
+      step_(options_.target_id, options_.socket_path, instance_, PollerOptionsOf(options_), std::move(analyzers),
+            sink),
+      feeds_(loop, ControlOptions(options_),
+             [this](const std::string& session, const ControlNotification& n) { OnOutput(session, n); }),
       scan_timer_(loop),
       poll_timer_(loop),
       debounce_timer_(loop),
@@ -113,8 +133,8 @@ void LocalCollector::OnDisconnected() {
 }
 
 void LocalCollector::OnNotification(const ControlNotification& n) {
-  if (n.name == "output" || n.name == "extended-output") {
-    OnOutput(n.pane_id);
+  if (n.name == "output" || n.name == "extended-output" || n.name == "pause") {
+    OnOutput(main_session_, n);
     return;
   }
   // `%session-changed $3 name`: the session whose %output this client gets.
@@ -122,10 +142,29 @@ void LocalCollector::OnNotification(const ControlNotification& n) {
   if (IsStructural(n.name)) ScheduleRefresh();
 }
 
-void LocalCollector::OnOutput(const std::string& pane_id) {
-  if (!step_.poller().Watching(pane_id)) return;
+void LocalCollector::OnOutput(const std::string& session_id, const ControlNotification& n) {
+  Poller& poller = step_.poller();
+  if (n.name == "pause") {
+    // We fell behind and tmux dropped the pane's output to us: go on at
+    // once, through the connection that was paused, and read the pane again
+    // from a seed (its screen missed bytes).
+    ++pauses_;
+    const std::string go = "refresh-client -A '" + n.pane_id + ":continue'";
+    if (session_id == main_session_) control_->Send(go, [](const ControlReply&) {});
+    else feeds_.Send(session_id, go);
+    poller.Resync(n.pane_id, clock_.Now());
+    poller.MarkChanged(n.pane_id, clock_.Now());
+    SchedulePoll();
+    return;
+  }
+  if (n.name != "output" && n.name != "extended-output") return;
+  if (!poller.Watching(n.pane_id)) return;
   ++output_marks_;
-  step_.poller().MarkChanged(pane_id, clock_.Now());
+  auto src = byte_source_.find(n.pane_id);
+  if (src != byte_source_.end() && src->second == session_id && poller.WantsSeed(n.pane_id))
+    poller.OnOutput(n.pane_id, UnescapeOutput(OutputData(n)), clock_.Now());
+  else
+    poller.MarkChanged(n.pane_id, clock_.Now());
   SchedulePoll();
 }
 
@@ -180,12 +219,22 @@ std::set<std::string> LocalCollector::HeardPanes(const Topology& topology) {
   std::map<std::string, int64_t> now = feeds_.Connected();
   if (control_->connected() && !main_session_.empty()) now[main_session_] = -control_->spawns();
   std::set<std::string> panes;
+  std::map<std::string, std::string> source;
   for (const auto& p : topology.panes) {
     auto a = now.find(p.session_id);
     auto b = heard_.find(p.session_id);
-    if (a != now.end() && b != heard_.end() && a->second == b->second) panes.insert(p.pane_id);
+    if (a == now.end() || b == heard_.end() || a->second != b->second) continue;
+    panes.insert(p.pane_id);
+    // One connection's bytes per pane: the main client's when it shows the
+    // pane, else the feed of the lowest session id that shows it.
+    auto [it, fresh] = source.emplace(p.pane_id, p.session_id);
+    if (!fresh && it->second != main_session_ &&
+        (p.session_id == main_session_ || p.session_id < it->second))
+      it->second = p.session_id;
   }
   heard_ = std::move(now);
+  byte_source_ = std::move(source);
+  step_.poller().SetBytePanes(panes, clock_.Now());
   return panes;
 }
 
@@ -204,6 +253,10 @@ void LocalCollector::RunPoll() {
   poller.Tick(now);
   if (control_->connected()) {
     for (const auto& id : poller.TakeDueCaptures(now)) {
+      if (poller.WantsSeed(id)) {
+        if (!SendSeed(id)) poller.CaptureFailed(id);
+        continue;
+      }
       bool sent = control_->Send("capture-pane -p -t " + id, [this, id](const ControlReply& r) {
         if (r.ok) step_.poller().OnCapture(id, r.text, clock_.Now());
         else step_.poller().CaptureFailed(id);
@@ -213,6 +266,30 @@ void LocalCollector::RunPoll() {
     }
   }
   SchedulePoll();
+}
+
+bool LocalCollector::SendSeed(const std::string& pane_id) {
+  auto done = [this, pane_id](const ControlReply& head, const ControlReply& screen) {
+    Poller& poller = step_.poller();
+    auto seed = head.ok && screen.ok ? ParseSeed(head.text, screen.text)
+                                     : core::Result<PaneSeed>(core::MakeError(
+                                           core::Err::kPayloadInvalid, head.ok ? screen.text : head.text));
+    if (seed) {
+      poller.OnSeed(pane_id, *seed, clock_.Now());
+    } else {
+      if (head.text != "disconnected")
+        spdlog::debug("{}: seed capture of {} failed: {}", options_.target_id, pane_id,
+                      seed.error().ToString());
+      poller.CaptureFailed(pane_id);
+    }
+    SchedulePoll();
+  };
+  // Through the connection its bytes come by, so that the reply is in
+  // order with them: what tmux wrote before it is in the capture.
+  auto src = byte_source_.find(pane_id);
+  if (src == byte_source_.end()) return false;
+  if (src->second == main_session_) return control_->SendPair(SeedCommand(pane_id), std::move(done));
+  return feeds_.SendPair(src->second, SeedCommand(pane_id), std::move(done));
 }
 
 bool LocalCollector::SetPaneOptions(const std::string& pane_id, core::State state,

@@ -12,7 +12,9 @@
 // client's own session). A pane is marked for capture on %output or when its
 // window's activity second may be newer than its last capture. The %output
 // of agent panes in other sessions comes from one read-only feed client per
-// such session (session_feeds.h), so the scan is only the fallback.
+// such session (session_feeds.h), so the scan is only the fallback. The
+// %output bytes themselves feed each such pane's byte screen (poller.h), seeded
+// and checked by captures sent through the same connection as the bytes.
 #pragma once
 
 #include <uv.h>
@@ -48,6 +50,14 @@ struct LocalCollectorOptions {
   TimeNs probe_interval = 500 * core::kNsPerMs;
   TimeNs reconnect_min = 250 * core::kNsPerMs;
   PollerOptions poller;
+  /// Flow control for the main client and the feeds (ControlClientOptions::
+  /// pause_after_s): a pane whose output waited this long for us is paused
+  /// by tmux, continued at once and its byte screen seeded again.
+  int pause_after_s = 2;
+  /// Unwrapped agent panes read from their %output bytes (docs/observe.md,
+  /// "Byte screens"); false keeps the capture-only poller (the benchmark's
+  /// baseline). Sets poller.byte_screens.
+  bool byte_screens = true;
 };
 
 class LocalCollector {
@@ -81,12 +91,16 @@ class LocalCollector {
   /// Change marks that came from %output for a watched pane, through the
   /// main client or a feed (the activity scan's marks are not counted).
   int64_t output_marks() const { return output_marks_; }
+  /// %pause notifications: panes tmux paused because we fell behind.
+  int64_t pauses() const { return pauses_; }
 
  private:
   void OnConnected();
   void OnNotification(const ControlNotification& n);
-  /// %output for a pane, from the main client or a feed.
-  void OnOutput(const std::string& pane_id);
+  /// %output for a pane, from the main client (its session) or a feed.
+  void OnOutput(const std::string& session_id, const ControlNotification& n);
+  /// Sends a pane's seed capture through the connection its bytes come by.
+  bool SendSeed(const std::string& pane_id);
   void OnDisconnected();
   void OnListPanes(const ControlReply& reply);
   void SchedulePoll();
@@ -95,6 +109,8 @@ class LocalCollector {
   void PublishDownUnlessConnected();
   /// The watched panes whose %output has reached us without a break since
   /// the previous topology read (so the activity scan need not mark them).
+  /// Also chooses, for each such pane, the one session whose connection's
+  /// bytes feed its byte screen (byte_source_).
   std::set<std::string> HeardPanes(const Topology& topology);
 
   uv_loop_t* loop_;
@@ -107,6 +123,9 @@ class LocalCollector {
   /// Sessions whose %output reached us at the last topology read: session id
   /// -> the connection (the main client's is negative).
   std::map<std::string, int64_t> heard_;
+  /// Pane id -> the session whose connection's %output feeds its byte
+  /// screen: a window linked into several sessions is heard more than once.
+  std::map<std::string, std::string> byte_source_;
   ScanStep step_;
   SessionFeeds feeds_;
 
@@ -118,6 +137,7 @@ class LocalCollector {
   bool refresh_again_ = false;
   int64_t topology_reads_ = 0;
   int64_t output_marks_ = 0;
+  int64_t pauses_ = 0;
 };
 
 }  // namespace agt::agg

@@ -47,6 +47,14 @@ void Poller::SetPanes(const std::vector<PolledPane>& panes, TimeNs now) {
         it->second.info.agent_pid == info.agent_pid) {
       Pane p = std::move(it->second);
       bool title_changed = p.info.title != info.title;
+      if (p.pipe && (p.info.rows != info.rows || p.info.cols != info.cols)) {
+        // tmux reflowed the pane its own way; the program redraws for the
+        // new size on top of that: seed again from tmux's screen.
+        p.pipe->OnResize(info.rows, info.cols);
+        p.force_seed = true;
+        p.marked = true;
+        p.marked_at = now;
+      }
       p.info = info;
       if (title_changed && p.have_screen) p.recheck_at = now;  // the title is a signal too
       next.emplace(info.pane_id, std::move(p));
@@ -69,7 +77,49 @@ void Poller::MarkChanged(const std::string& pane_id, TimeNs now) {
   it->second.marked_at = now;
 }
 
+void Poller::SetBytePanes(const std::set<std::string>& panes, TimeNs now) {
+  for (auto& [id, p] : panes_) {
+    const bool ok = options_.byte_screens && panes.count(id) != 0;
+    if (ok == p.bytes_ok) continue;
+    p.bytes_ok = ok;
+    p.pipe.reset();
+    p.force_seed = false;
+    if (ok) {  // seed it now
+      p.marked = true;
+      p.marked_at = now;
+    }
+    p.interval = ok ? options_.check_interval : options_.active_interval;
+  }
+}
+
+void Poller::OnOutput(const std::string& pane_id, std::string_view bytes, TimeNs now) {
+  auto it = panes_.find(pane_id);
+  if (it == panes_.end()) return;
+  Pane& p = it->second;
+  if (p.pipe && p.bytes_ok) p.pipe->OnOutput(bytes, now);
+  MarkChanged(pane_id, now);
+}
+
+void Poller::Resync(const std::string& pane_id, TimeNs now) {
+  auto it = panes_.find(pane_id);
+  if (it == panes_.end() || !it->second.bytes_ok) return;
+  it->second.force_seed = true;
+  it->second.marked = true;
+  it->second.marked_at = now;
+}
+
+bool Poller::WantsSeed(const std::string& pane_id) const {
+  auto it = panes_.find(pane_id);
+  return it != panes_.end() && it->second.bytes_ok;
+}
+
 TimeNs Poller::DueAt(const Pane& p) const {
+  if (p.bytes_ok) {
+    // A seed is due at once; a check, its interval after the last capture.
+    const TimeNs at = (!p.pipe || p.force_seed || p.last_capture == 0) ? std::max<TimeNs>(p.marked_at, 1)
+                                                                       : p.last_capture + p.interval;
+    return std::max(at, p.owned_until);
+  }
   const TimeNs after_interval = p.last_capture == 0 ? 1 : p.last_capture + p.interval;
   return std::max({after_interval, p.marked_at + options_.burst_settle, p.owned_until});
 }
@@ -81,6 +131,7 @@ std::vector<std::string> Poller::TakeDueCaptures(TimeNs now) {
     if (now < DueAt(p)) continue;
     if (sink_.OwnerOf(target_id_, id) == PaneOwner::kWrapper) {
       p.emitted.reset();  // when ownership ends, the next verdict is sent
+      p.pipe.reset();     // and a byte screen is seeded again
       p.owned_until = now + options_.owned_recheck;  // asked again then, not at every turn
       continue;
     }
@@ -134,8 +185,56 @@ void Poller::OnCapture(const std::string& pane_id, std::string_view text, TimeNs
   Analyze(pane_id, p, now);
 }
 
+void Poller::OnSeed(const std::string& pane_id, const PaneSeed& seed, TimeNs now) {
+  auto it = panes_.find(pane_id);
+  if (it == panes_.end()) return;
+  Pane& p = it->second;
+  p.in_flight = false;
+  const bool first = p.pipe == nullptr;
+  if (first) {
+    std::unique_ptr<detect::Analyzer> analyzer = factory_ ? factory_(p.info.agent_type) : nullptr;
+    if (!analyzer) return;
+    screen::ScreenPipelineOptions o;
+    o.rows = seed.height;
+    o.cols = seed.width;
+    o.agent_type = p.info.agent_type;
+    p.pipe = std::make_unique<screen::ScreenPipeline>(std::move(o), std::move(analyzer));
+    p.pipe->SeedTitle(p.info.title, now);
+  }
+  const bool replaced = p.pipe->Seed(SeedBytes(seed), seed.height, seed.width, now);
+  if (first) ++seeds_;
+  else if (replaced && !p.force_seed) ++resyncs_;  // the bytes had drawn something else
+  p.force_seed = false;
+  p.interval = (first || replaced) ? options_.check_interval
+                                   : std::min(p.interval * 2, options_.idle_interval_max);
+  if (!p.bytes_ok) {
+    // Its bytes stopped reaching us while the seed was under way: read
+    // the seed as a plain capture.
+    detect::Screen screen = p.pipe->Snapshot();
+    p.pipe.reset();
+    std::string text;
+    for (const auto& line : screen.lines) text += line + "\n";
+    OnCapture(pane_id, text, now);
+    return;
+  }
+  Analyze(pane_id, p, now);
+}
+
 void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
   p.recheck_at = 0;
+  if (p.pipe) {
+    p.pipe->Analyze(now);
+    ++byte_analyses_;
+    ++analyses_;
+    detect::Verdict v;
+    v.signal = p.pipe->last_signal();
+    Judge(pane_id, p, v, now);
+    return;
+  }
+  AnalyzeCapture(pane_id, p, now);
+}
+
+void Poller::AnalyzeCapture(const std::string& pane_id, Pane& p, TimeNs now) {
   if (!p.analyzer || !p.have_screen) return;
   detect::StreamSignals signals;
   signals.title = p.info.title;
@@ -150,6 +249,10 @@ void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
   detect::Verdict v = p.analyzer->Analyze(in);
   ++analyses_;
   p.recheck_at = v.recheck_at > now ? v.recheck_at : 0;
+  Judge(pane_id, p, v, now);
+}
+
+void Poller::Judge(const std::string& pane_id, Pane& p, const detect::Verdict& v, TimeNs now) {
   const PaneOwner owner = sink_.OwnerOf(target_id_, pane_id);
   if (owner == PaneOwner::kWrapper) {
     // No capture while the wrapper owns it: the last screen is not now's,
@@ -158,6 +261,7 @@ void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
     p.contra_since = 0;
     p.contra_key.clear();
     p.emitted.reset();
+    p.pipe.reset();  // seeded again when the wrapper is gone
     return;
   }
   if (const TimeNs again = Diagnose(pane_id, p, v.signal, now); again > now)
@@ -177,8 +281,12 @@ void Poller::Analyze(const std::string& pane_id, Pane& p, TimeNs now) {
   e.event_type = std::string(core::event_type::kStateChanged);
   e.source = core::Source::kPoller;
   e.source_event_id = "poller:" + instance_ + ":" + std::to_string(++seq_);
+  std::string shown;  // what the verdict was read from, for the payload hash
+  if (p.pipe) {
+    for (const auto& line : p.pipe->analysed().lines) shown += line + "\n";
+  }
   e.dedupe_key = core::DeriveDedupeKey(core::Source::kPoller, *e.source_event_id,
-                                       core::Sha256Hex(p.text), e.event_type);
+                                       core::Sha256Hex(p.pipe ? shown : p.text), e.event_type);
   e.event_time = now;
   e.target_id = target_id_;
   e.pane_id = pane_id;
@@ -200,7 +308,7 @@ detect::KeptScreen Poller::Kept(const std::string& pane_id, const Pane& p, const
   k.reason_code = verdict.reason_code;
   k.rule_id = verdict.rule_id;
   k.title = p.info.title;  // the analyzer saw it too (tmux's pane_title)
-  k.screen = p.screen;
+  k.screen = p.pipe ? p.pipe->analysed() : p.screen;
   return k;
 }
 
@@ -236,8 +344,12 @@ TimeNs Poller::Diagnose(const std::string& pane_id, Pane& p, const core::Signal&
 }
 
 void Poller::Tick(TimeNs now) {
-  for (auto& [id, p] : panes_)
-    if (p.recheck_at != 0 && now >= p.recheck_at && !p.in_flight) Analyze(id, p, now);
+  for (auto& [id, p] : panes_) {
+    if (p.in_flight && !p.pipe) continue;
+    const TimeNs bytes_due = p.pipe ? p.pipe->next_analysis() : 0;
+    if ((p.recheck_at != 0 && now >= p.recheck_at) || (bytes_due != 0 && now >= bytes_due))
+      Analyze(id, p, now);
+  }
 }
 
 TimeNs Poller::NextDeadline() const {
@@ -248,6 +360,7 @@ TimeNs Poller::NextDeadline() const {
   // Only what TakeDueCaptures and Tick act on when it is due: a deadline
   // that nothing consumes would be due again at once, forever.
   for (const auto& [id, p] : panes_) {
+    if (p.pipe) take(p.pipe->next_analysis());  // a byte screen reads on while a check is out
     if (p.in_flight) continue;
     take(p.recheck_at);
     if (p.marked) take(DueAt(p));

@@ -16,6 +16,16 @@
 // captured at once and the rest only an interval later. Analyzer recheck_at deadlines
 // re-run the analyzer on the last screen without capturing again.
 //
+// Byte screens (options.byte_screens, the local collector): a pane whose
+// %output bytes all reach the collector (SetBytePanes) is read as the
+// wrapper reads its child: a libvterm screen (libagtcore/screen/) fed with
+// the bytes, analysed 30 ms after each burst and at the analyzer's recheck
+// times. A seed capture (cursor, size, scroll region and the screen with its
+// attributes, pane_seed.h) starts it, and the same capture is its check: at
+// most every check_interval while output flows, doubling up to
+// idle_interval_max while a check finds the screen right; a check that finds
+// it different replaces it (counted in resyncs()). A resize re-seeds at once.
+//
 // Ownership (CollectorSink::OwnerOf, docs/observe.md "Who owns a pane"): a
 // pane the wrapper reads is neither captured nor reported. While the hooks
 // report the lifecycle (PaneOwner::kHooks), the pane is captured as any
@@ -37,8 +47,12 @@
 #include <string_view>
 #include <vector>
 
+#include <set>
+
 #include "aggregator/observe/collector.h"
+#include "aggregator/observe/pane_seed.h"
 #include "libagtcore/detect/analyzer.h"
+#include "libagtcore/screen/screen_pipeline.h"
 
 namespace agt::agg {
 
@@ -53,6 +67,12 @@ struct PollerOptions {
   /// How long a pane a fresher source owns waits before it is asked again.
   TimeNs owned_recheck = 1 * core::kNsPerSec;
   TimeNs keep_after = 3 * core::kNsPerSec;  // an unreadable or contradicting screen is kept after this
+  /// Byte screens (see the header comment); off for a collector that has no
+  /// %output (ssh).
+  bool byte_screens = false;
+  /// How often, at most, a byte screen is checked against a capture while
+  /// its pane writes.
+  TimeNs check_interval = 2 * core::kNsPerSec;
 };
 
 /// A pane the poller should watch, as the collector last saw it.
@@ -78,6 +98,22 @@ class Poller {
   void SetPanes(const std::vector<PolledPane>& panes, TimeNs now);
   /// The pane's content may have changed.
   void MarkChanged(const std::string& pane_id, TimeNs now);
+  /// The panes whose every %output byte reaches the collector, through one
+  /// connection that was already attached at the previous topology read.
+  /// Only they get byte screens (with byte_screens on); a pane not listed
+  /// loses its screen and is captured as before.
+  void SetBytePanes(const std::set<std::string>& panes, TimeNs now);
+  /// %output bytes of a pane (decoded), in the order tmux wrote them: fed to
+  /// its byte screen when it has one; the pane is marked changed either way.
+  void OnOutput(const std::string& pane_id, std::string_view bytes, TimeNs now);
+  /// Bytes of the pane may have been lost or misread: its screen is seeded
+  /// again at once.
+  void Resync(const std::string& pane_id, TimeNs now);
+  /// True when the pane's next capture is a seed capture (SeedCommand, then
+  /// OnSeed): it has or is to get a byte screen.
+  bool WantsSeed(const std::string& pane_id) const;
+  /// The reply to a seed capture.
+  void OnSeed(const std::string& pane_id, const PaneSeed& seed, TimeNs now);
   /// Panes to capture now; they are in flight until OnCapture/CaptureFailed.
   /// Panes a fresher source owns are skipped (they keep their mark).
   std::vector<std::string> TakeDueCaptures(TimeNs now);
@@ -93,6 +129,18 @@ class Poller {
 
   int64_t captures() const { return captures_; }
   int64_t analyses() const { return analyses_; }
+  /// Byte screens started from a capture, checks that found one different
+  /// (and replaced it), and analyses of byte screens.
+  int64_t seeds() const { return seeds_; }
+  int64_t resyncs() const { return resyncs_; }
+  int64_t byte_analyses() const { return byte_analyses_; }
+  /// True when the pane is read from its bytes now.
+  bool ByteFed(const std::string& pane_id) const { return ByteScreen(pane_id) != nullptr; }
+  /// The byte screen as its last analysis read it; null when the pane has none.
+  const detect::Screen* ByteScreen(const std::string& pane_id) const {
+    auto it = panes_.find(pane_id);
+    return it == panes_.end() || !it->second.pipe ? nullptr : &it->second.pipe->analysed();
+  }
   bool Watching(const std::string& pane_id) const { return panes_.count(pane_id) != 0; }
   /// When the pane was last captured (0 = never or not watched).
   TimeNs LastCapture(const std::string& pane_id) const {
@@ -121,6 +169,9 @@ class Poller {
     TimeNs contra_since = 0;   // start of the current disagreement with the hooks, 0 = none
     std::string contra_key;    // what disagrees (hook state and rule, screen state)
     bool contra_kept = false;
+    bool bytes_ok = false;     // its %output reaches the collector whole (SetBytePanes)
+    bool force_seed = false;   // seed at once (resize, lost bytes), not at the check interval
+    std::unique_ptr<screen::ScreenPipeline> pipe;  // the byte screen, once seeded
   };
   /// The diagnosis of one analysis (see the header comment); returns when
   /// to look again (0 = nothing pending).
@@ -128,6 +179,10 @@ class Poller {
   detect::KeptScreen Kept(const std::string& pane_id, const Pane& p, const core::Signal& verdict,
                           std::string_view reason, TimeNs now) const;
   void Analyze(const std::string& pane_id, Pane& p, TimeNs now);
+  /// What follows an analysis (either kind): ownership, diagnosis, the event.
+  void Judge(const std::string& pane_id, Pane& p, const detect::Verdict& v, TimeNs now);
+  /// Classic analysis of p.screen (a capture).
+  void AnalyzeCapture(const std::string& pane_id, Pane& p, TimeNs now);
   /// When a marked pane may be captured: its interval after the last
   /// capture, and burst_settle after its first mark.
   TimeNs DueAt(const Pane& p) const;
@@ -141,6 +196,9 @@ class Poller {
   int64_t captures_ = 0;
   int64_t analyses_ = 0;
   int64_t seq_ = 0;
+  int64_t seeds_ = 0;
+  int64_t resyncs_ = 0;
+  int64_t byte_analyses_ = 0;
 };
 
 /// True when two verdicts differ in what a user sees (state, reason, rule,

@@ -42,8 +42,8 @@ void SessionFeeds::Update(const std::set<std::string>& sessions) {
     o.session = id;
     TmuxControlClient::Callbacks cb;
     // Only pane output matters; the main client reads everything else.
-    cb.on_notification = [this](const ControlNotification& n) {
-      if (!n.pane_id.empty()) on_output_(n.pane_id);
+    cb.on_notification = [this, id](const ControlNotification& n) {
+      if (!n.pane_id.empty()) on_output_(id, n);
     };
     auto client = std::make_unique<TmuxControlClient>(loop_, std::move(o), std::move(cb));
     client->Start();
@@ -62,6 +62,20 @@ int64_t SessionFeeds::spawns() const {
   int64_t n = spawns_gone_;
   for (const auto& [id, client] : feeds_) n += client->spawns();
   return n;
+}
+
+bool SessionFeeds::Send(const std::string& session_id, const std::string& command) {
+  auto it = feeds_.find(session_id);
+  if (it == feeds_.end() || !it->second->connected()) return false;
+  return it->second->Send(command, [](const ControlReply&) {});
+}
+
+
+bool SessionFeeds::SendPair(const std::string& session_id, const std::string& command,
+                            TmuxControlClient::PairFn done) {
+  auto it = feeds_.find(session_id);
+  if (it == feeds_.end() || !it->second->connected()) return false;
+  return it->second->SendPair(command, std::move(done));
 }
 
 }  // namespace agt::agg

@@ -3,7 +3,8 @@
 // session, so the collector keeps one more control client, a "feed", per
 // session that holds a watched (unwrapped agent) pane the main client cannot
 // see: `tmux -C attach-session -t $N -f ignore-size,read-only`. A feed sends
-// no command; it only turns `%output %<pane> ...` into a mark for the pane.
+// no command that changes anything; it turns `%output %<pane> ...` into the
+// pane's bytes, and runs the seed captures of its panes' byte screens.
 // It is started when such a session appears, stopped when the session goes
 // or holds no watched pane any more, and re-attached with backoff when its
 // process ends (the control client's own retry). docs/observe.md, "Feeds".
@@ -32,7 +33,9 @@ std::set<std::string> FeedSessions(const Topology& topology, const std::vector<P
 
 class SessionFeeds {
  public:
-  using OutputFn = std::function<void(const std::string& pane_id)>;
+  /// A pane's %output (or %extended-output) notification, with the session
+  /// of the feed it came through.
+  using OutputFn = std::function<void(const std::string& session_id, const ControlNotification& n)>;
   /// `base` gives the tmux binary, socket and retry pacing; each feed
   /// attaches read-only to its own session and does not watch the socket.
   SessionFeeds(uv_loop_t* loop, ControlClientOptions base, OutputFn on_output);
@@ -53,6 +56,14 @@ class SessionFeeds {
   std::map<std::string, int64_t> Connected() const;
   /// Feed processes started so far (attach attempts included).
   int64_t spawns() const;
+  /// Sends a two-command line through the session's feed (a read-only
+  /// client may read: display-message, capture-pane), so that its reply
+  /// comes in order with that feed's %output. False when no feed is attached.
+  bool SendPair(const std::string& session_id, const std::string& command,
+                TmuxControlClient::PairFn done);
+  /// Sends one command through the session's feed, its reply ignored
+  /// (`refresh-client -A '%N:continue'`). False when no feed is attached.
+  bool Send(const std::string& session_id, const std::string& command);
 
  private:
   uv_loop_t* loop_;

@@ -53,7 +53,7 @@ void ControlParser::Line(std::string_view line) {
       std::string_view guard, flags;
       if (SplitGuard(line.substr(is_end ? 5 : 7), &guard, &flags) && guard == block_guard_) {
         in_block_ = false;
-        if (block_is_reply_) replies_.push_back(ControlReply{is_end, std::move(block_text_)});
+        if (block_is_reply_) replies_.push_back(ControlReply{is_end, std::move(block_text_), notes_.size()});
         block_text_.clear();
         return;
       }
@@ -88,7 +88,7 @@ void ControlParser::Line(std::string_view line) {
   // A guard line that is not a well-formed block start is noise.
   if (n.name == "begin" || n.name == "end" || n.name == "error") return;
   if (sp != std::string_view::npos) n.args = std::string(body.substr(sp + 1));
-  if (n.name == "output" || n.name == "extended-output") {
+  if (n.name == "output" || n.name == "extended-output" || n.name == "pause" || n.name == "continue") {
     std::string_view a = n.args;
     size_t e = a.find(' ');
     n.pane_id = std::string(a.substr(0, e));

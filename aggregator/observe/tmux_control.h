@@ -24,13 +24,18 @@ namespace agt::agg {
 struct ControlReply {
   bool ok = true;     // %end (true) or %error (false)
   std::string text;   // the lines between %begin and %end, joined by '\n'
+  /// How many of the notifications taken with it arrived before it: tmux
+  /// writes %output and replies in the order it read and ran them, and a
+  /// byte-fed screen needs that order (docs/observe.md, "Byte screens").
+  size_t notes_before = 0;
 };
 
 /// One notification line, split at the first space.
 struct ControlNotification {
   std::string name;   // "output", "window-add", "exit", ...
   std::string args;   // the rest of the line (for %output: "%7 <data>")
-  /// For %output and %extended-output: the pane id ("%7"); else empty.
+  /// For %output, %extended-output, %pause and %continue: the pane id
+  /// ("%7"); else empty.
   std::string pane_id;
 };
 
@@ -39,7 +44,8 @@ class ControlParser {
   /// Feeds bytes; complete lines are parsed, a partial line is kept.
   void Feed(std::string_view bytes);
   /// Takes the replies and notifications parsed so far, in arrival order
-  /// within each list.
+  /// within each list; take both together (ControlReply::notes_before counts
+  /// into the notifications taken with it).
   std::vector<ControlReply> TakeReplies();
   std::vector<ControlNotification> TakeNotifications();
   /// True between a %begin and its %end/%error.

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "aggregator/observe/loop_timer.h"
@@ -283,20 +284,30 @@ void TmuxControlClient::OnData(Conn* c, std::string_view bytes) {
     c->connected = true;
     fresh_ = false;
     backoff_ = options_.reconnect_min;
+    if (options_.pause_after_s > 0)
+      Send("refresh-client -f pause-after=" + std::to_string(options_.pause_after_s), [](const ControlReply&) {});
     if (callbacks_.on_connected) callbacks_.on_connected();
     if (conn_ != c) return;  // stopped from the callback
   }
+  // In arrival order: a reply is handled after the notifications that came
+  // before it and before those that came after it.
+  size_t next_note = 0;
+  auto notes_until = [&](size_t end) {
+    for (; next_note < end && next_note < notes.size(); ++next_note) {
+      if (callbacks_.on_notification) callbacks_.on_notification(notes[next_note]);
+      if (conn_ != c) return false;
+    }
+    return true;
+  };
   for (auto& r : replies) {
-    if (c->pending.empty()) break;
+    if (!notes_until(r.notes_before)) return;
+    if (c->pending.empty()) continue;
     ReplyFn fn = std::move(c->pending.front());
     c->pending.pop_front();
     fn(r);
     if (conn_ != c) return;
   }
-  for (auto& n : notes) {
-    if (callbacks_.on_notification) callbacks_.on_notification(n);
-    if (conn_ != c) return;
-  }
+  notes_until(notes.size());
 }
 
 void TmuxControlClient::OnExit(Conn* c) {
@@ -335,6 +346,16 @@ bool TmuxControlClient::Send(const std::string& command, ReplyFn done) {
   if (uv::WriteOwned(reinterpret_cast<uv_stream_t*>(&conn_->in), command + '\n') != 0) return false;
   ++commands_;
   conn_->pending.push_back(std::move(done));
+  return true;
+}
+
+bool TmuxControlClient::SendPair(const std::string& command, PairFn done) {
+  auto first = std::make_shared<ControlReply>();
+  if (!Send(command, [first](const ControlReply& r) { *first = r; })) return false;
+  // The second block's callback is queued right behind the first: the line
+  // was written once, so both replies (or both "disconnected") come in turn.
+  conn_->pending.push_back(
+      [first, done = std::move(done)](const ControlReply& r) { done(*first, r); });
   return true;
 }
 

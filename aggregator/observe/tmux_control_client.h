@@ -55,6 +55,12 @@ struct ControlClientOptions {
   /// seen listening this long (see Spawn in the .cc: tmux 3.3a can crash
   /// when a control client attaches while it starts).
   core::TimeNs settle_new_server = 1 * core::kNsPerSec;
+  /// Flow control: when > 0, the client asks tmux (`refresh-client -f
+  /// pause-after=N`) to pause a pane's output to it, with `%pause %N`, once
+  /// that output has waited N seconds; the owner continues it
+  /// (`refresh-client -A '%N:continue'`). 0: tmux buffers, and detaches a
+  /// client five minutes behind.
+  int pause_after_s = 0;
 };
 
 class TmuxControlClient {
@@ -80,6 +86,11 @@ class TmuxControlClient {
   /// runs; otherwise `done` is called exactly once, with ok=false and text
   /// "disconnected" if the process ends first.
   bool Send(const std::string& command, ReplyFn done);
+  /// Sends one line of two commands ("a ; b"), which tmux answers with two
+  /// blocks; `done` gets both, once (as Send: "disconnected" if the process
+  /// ends first).
+  using PairFn = std::function<void(const ControlReply& first, const ControlReply& second)>;
+  bool SendPair(const std::string& command, PairFn done);
   int64_t spawns() const { return spawns_; }
   int64_t commands_sent() const { return commands_; }
   /// Socket probes that found no server (no process was started).

@@ -5,7 +5,8 @@
 // poller); each pane runs tests/agg/observe/cast_play looping a recorded
 // Claude Code 2.1.330 turn (spinner redraws, a tool run, streamed text).
 //
-// Rounds alternate the poller's active interval: 2 s (the default before
+// Byte screens are off here (every change is captured); their cost is
+// measured by cap_live_bench. Rounds alternate the poller's active interval: 2 s (the default before
 // the fused CAP gate, the baseline) and 200 ms (today's default, see
 // docs/observe.md "When a pane is captured"). Each round starts a fresh
 // LocalCollector in this process, lets it settle, then measures over two
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
       o.target_id = "bench";
       o.socket_path = sock;
       o.poller.active_interval = interval;
+      o.byte_screens = false;  // the capture interval's cost; byte screens: cap_live_bench
       auto collector = std::make_unique<agg::LocalCollector>(
           &loop, o, sink, core::SystemClock::Get(), files,
           [](std::string_view a) { return detect::CreateAnalyzer(a); });

@@ -15,7 +15,7 @@
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "tests/detect/corpus.h"
 #include "wrap/asciicast.h"
-#include "wrap/screen_pipeline.h"
+#include "libagtcore/screen/screen_pipeline.h"
 
 namespace {
 
@@ -46,11 +46,11 @@ struct CastRun {
 
 CastRun Replay(const agt::wrap::Cast& cast, std::unique_ptr<agt::detect::Analyzer> a,
                const std::string& agent) {
-  agt::wrap::ScreenPipelineOptions opts;
+  agt::screen::ScreenPipelineOptions opts;
   opts.rows = cast.header.height;
   opts.cols = cast.header.width;
   opts.agent_type = agent;
-  agt::wrap::ScreenPipeline pipe(opts, std::move(a));
+  agt::screen::ScreenPipeline pipe(opts, std::move(a));
   CastRun r;
   auto t0 = Clock::now();
   for (const auto& ev : cast.events) {

@@ -59,6 +59,7 @@ hook = "0s"
 [poller]
 active_interval = "1s"
 max_backoff = "1m"
+byte_screens = false
 
 [wrap]
 running_window = "250ms"
@@ -83,6 +84,8 @@ log = ['git push']
   EXPECT_EQ(k.daemon.signal_ttl[static_cast<size_t>(Source::kHook)], 0);
   EXPECT_EQ(k.poller.active_interval, kNsPerSec);
   EXPECT_EQ(k.poller.max_backoff, 60 * kNsPerSec);
+  EXPECT_FALSE(k.poller.byte_screens);
+  EXPECT_TRUE(Config{}.poller.byte_screens);
   EXPECT_EQ(k.wrap.running_window, 250 * kNsPerMs);
   EXPECT_EQ(k.wrap.echo_grace, 500 * kNsPerMs);
   EXPECT_EQ(k.wrap.approval_settle, kNsPerSec);

@@ -6,7 +6,7 @@
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "tests/detect/corpus.h"
 #include "wrap/asciicast.h"
-#include "wrap/screen_pipeline.h"
+#include "libagtcore/screen/screen_pipeline.h"
 
 namespace agt::detect::corpus {
 namespace {
@@ -21,11 +21,11 @@ core::Result<Timeline> ReplayPty(const Fixture& f,
   if (!text.ok()) return text.error();
   auto cast = wrap::ParseCast(*text);
   if (!cast.ok()) return cast.error();
-  wrap::ScreenPipelineOptions opts;
+  screen::ScreenPipelineOptions opts;
   opts.rows = cast->header.height;
   opts.cols = cast->header.width;
   opts.agent_type = f.agent;
-  wrap::ScreenPipeline pipe(opts, CreateAnalyzer(std::move(lib), f.agent));
+  screen::ScreenPipeline pipe(opts, CreateAnalyzer(std::move(lib), f.agent));
   Timeline out;
   auto run_due = [&](core::TimeNs until) {
     for (core::TimeNs due = pipe.next_analysis(); due != 0 && due <= until;

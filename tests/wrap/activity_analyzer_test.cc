@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "wrap/screen_pipeline.h"
+#include "libagtcore/screen/screen_pipeline.h"
 
 namespace agt::wrap {
 namespace {
@@ -68,10 +68,10 @@ TEST(ActivityAnalyzer, NeverClaimsWaiting) {
 }
 
 TEST(ScreenPipeline, AnalysesOnceAfterABurstAndRechecksForIdle) {
-  ScreenPipelineOptions o;
+  screen::ScreenPipelineOptions o;
   o.rows = 5;
   o.cols = 20;
-  ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
+  screen::ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
   EXPECT_EQ(p.next_analysis(), 0);
   p.OnOutput("a", 1000 * kMs);
   p.OnOutput("b", 1010 * kMs);
@@ -88,8 +88,8 @@ TEST(ScreenPipeline, AnalysesOnceAfterABurstAndRechecksForIdle) {
 }
 
 TEST(ScreenPipeline, EvidenceChangeAloneIsNotReported) {
-  ScreenPipelineOptions o;
-  ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
+  screen::ScreenPipelineOptions o;
+  screen::ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
   p.OnOutput("\x1b]0;\xe2\xa0\x82 working\x07", 1000 * kMs);
   auto s = p.Analyze(1030 * kMs);
   ASSERT_TRUE(s.has_value());
@@ -105,10 +105,10 @@ namespace agt::wrap {
 namespace {
 
 TEST(ScreenPipeline, FloodShowsTheNewestLinesAndKeepsEverySignal) {
-  ScreenPipelineOptions o;
+  screen::ScreenPipelineOptions o;
   o.rows = 5;
   o.cols = 40;
-  ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
+  screen::ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
   std::string chunk;
   for (int i = 0; i < 200; ++i) chunk += "line " + std::to_string(i) + "\r\n";
   int bels = 0;
@@ -133,20 +133,20 @@ TEST(ScreenPipeline, FloodShowsTheNewestLinesAndKeepsEverySignal) {
 // The flood's tail is kept in a ring: reads of any size, wrapping it at any
 // offset, must leave the same screen as the whole flood in one read.
 TEST(ScreenPipeline, FloodTailIsTheSameWhateverTheReadSizes) {
-  ScreenPipelineOptions o;
+  screen::ScreenPipelineOptions o;
   o.rows = 5;
   o.cols = 40;
   o.flood_tail = 100;
   std::string flood;
   for (int i = 0; i < 1000; ++i) flood += "line " + std::to_string(i) + " \xe2\x9c\x93\r\n";
   flood += "partial";
-  ScreenPipeline whole(o, std::make_unique<ActivityAnalyzer>());
+  screen::ScreenPipeline whole(o, std::make_unique<ActivityAnalyzer>());
   whole.OnOutput(flood, 1000 * kMs);
   (void)whole.Analyze(1030 * kMs);
   const std::vector<std::string> want = whole.Snapshot().lines;
   EXPECT_EQ(want[4], "partial");
   for (size_t step : {1u, 7u, 99u, 100u, 101u, 250u}) {
-    ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
+    screen::ScreenPipeline p(o, std::make_unique<ActivityAnalyzer>());
     for (size_t i = 0; i < flood.size(); i += step)
       p.OnOutput(std::string_view(flood).substr(i, step), 1000 * kMs);
     (void)p.Analyze(1030 * kMs);

@@ -1,12 +1,12 @@
 // StreamScanner: OSC titles, notifications, progress and BEL are found in the
 // raw byte stream, whatever the read boundaries.
-#include "wrap/stream_scanner.h"
+#include "libagtcore/screen/stream_scanner.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace agt::wrap {
+namespace agt::screen {
 namespace {
 
 const std::string kStream =
@@ -132,4 +132,4 @@ TEST(StreamScanner, RecentOutputIsBoundedAndKeepsGlyphsWhole) {
 }
 
 }  // namespace
-}  // namespace agt::wrap
+}  // namespace agt::screen

@@ -1,14 +1,14 @@
 // VtermScreen: what a terminal shows, rendered as lines; UTF-8 glyphs split
 // at any read boundary reach the screen intact.
-#include "wrap/vterm_screen.h"
+#include "libagtcore/screen/vterm_screen.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "wrap/stream_scanner.h"
+#include "libagtcore/screen/stream_scanner.h"
 
-namespace agt::wrap {
+namespace agt::screen {
 namespace {
 
 // 1-, 2-, 3- and 4-byte sequences, a wide CJK glyph and an emoji.
@@ -124,4 +124,4 @@ TEST(VtermScreen, DirtyTracksDrawing) {
 }
 
 }  // namespace
-}  // namespace agt::wrap
+}  // namespace agt::screen

@@ -40,6 +40,9 @@ class CollectorTest : public ::testing::Test {
     o.socket_path = tmux.socket();
     o.scan_interval = 300 * core::kNsPerMs;
     o.down_grace = 300 * core::kNsPerMs;
+    if (check_interval != 0) o.poller.check_interval = check_interval;
+    o.byte_screens = byte_screens;
+    o.pause_after_s = pause_after_s;
     collector = std::make_unique<LocalCollector>(loop.get(), o, sink, core::SystemClock::Get(),
                                                  files, std::move(analyzers));
     collector->Start();
@@ -62,6 +65,9 @@ class CollectorTest : public ::testing::Test {
   }
 
   TempDir dir;
+  TimeNs check_interval = 0;  // the default unless a test sets it
+  bool byte_screens = true;
+  int pause_after_s = 2;
   PrivateTmux tmux{dir.path()};
   Loop loop;
   FakeSink sink;
@@ -383,6 +389,188 @@ TEST_F(FeedTest, TheFeedIsReadOnlyAndGoesWithItsSessionAndWithTheCollector) {
   // The collector stops: every client it started goes.
   collector->Stop();
   ASSERT_TRUE(loop.RunUntil([&] { return Clients().empty(); })) << ::testing::PrintToString(Clients());
+}
+
+// Issue 15 item 6: an unwrapped agent pane is read from its %output bytes
+// through a libvterm screen, as the wrapper reads its child; captures only
+// seed and check that screen. docs/observe.md, "Byte screens".
+class ByteScreenTest : public FeedTest {
+ protected:
+  static std::string Fixture() {
+    return testing::SourceDir() + "/../../fixtures/claude/2.1.197/shell_approved/snapshots.jsonl";
+  }
+  std::vector<core::Event> StatesOf(const std::string& pane, size_t from = 0) const {
+    std::vector<core::Event> r;
+    for (size_t i = from; i < sink.events.size(); ++i)
+      if (sink.events[i].event_type == "state_changed" && sink.events[i].pane_id == pane)
+        r.push_back(sink.events[i]);
+    return r;
+  }
+  bool Reported(const std::string& pane, core::State state, size_t from = 0) const {
+    for (const auto& e : StatesOf(pane, from))
+      if (e.signal->state == state) return true;
+    return false;
+  }
+  /// Runs until the pane has a byte screen and its first verdict is in.
+  void WaitSeeded(const std::string& pane) {
+    ASSERT_TRUE(loop.RunUntil([&] { return collector->poller().ByteFed(pane) && !StatesOf(pane).empty(); },
+                              8000))
+        << "no byte screen for " << pane;
+  }
+};
+
+TEST_F(ByteScreenTest, ADialogDrawnInAnotherSessionIsReadFromItsBytesWithoutACapture) {
+  const std::string fx = Fixture();
+  const int idle = testing::FirstSnapshotWith(fx, "? for shortcuts");
+  const int approval = testing::FirstSnapshotWith(fx, "Do you want to proceed?");
+  ASSERT_GE(idle, 0);
+  ASSERT_GE(approval, 0);
+  const std::string d = dir.path() + "/agents";
+  std::filesystem::create_directory(d);
+  ASSERT_GT(testing::PrepareReplay(fx, d, "claude"), approval);
+  // The agent in its own session, the control client in another one: the
+  // bytes come through the session's feed.
+  const std::string pane = tmux.Must({"new-session", "-d", "-s", "agents", "-x", "120", "-y", "40", "-P",
+                                      "-F", "#{pane_id}", d + "/claude", d, std::to_string(idle)});
+  tmux.Must({"new-session", "-d", "-s", "main", "sh"});
+  check_interval = 60 * core::kNsPerSec;  // no check capture during the test
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  WaitSeeded(pane);
+  ASSERT_NE(SessionId("agents"), SessionId("main"));
+  ASSERT_TRUE(loop.RunUntil([&] { return MainAttachedTo(SessionId("main")); }));
+  EXPECT_FALSE(Reported(pane, core::State::kWaitingApproval));
+  loop.RunFor(300);  // whatever the start asked for is done
+
+  const int64_t captures = collector->poller().captures();
+  const int64_t byte_analyses = collector->poller().byte_analyses();
+  const size_t from = sink.events.size();
+  testing::ShowScreen(d, approval);
+  ASSERT_TRUE(loop.RunUntil([&] { return Reported(pane, core::State::kWaitingApproval, from); }, 5000))
+      << "the dialog was not read from the bytes";
+  EXPECT_EQ(collector->poller().captures(), captures) << "a capture was taken for the dialog";
+  EXPECT_GT(collector->poller().byte_analyses(), byte_analyses);
+  const auto e = StatesOf(pane, from).back();
+  EXPECT_EQ(e.source, core::Source::kPoller);
+  EXPECT_EQ(e.signal->detail.approval_type, "shell");
+  // The screen the bytes drew is the one tmux shows.
+  const detect::Screen* screen = collector->poller().ByteScreen(pane);
+  ASSERT_NE(screen, nullptr);
+  std::string shown;
+  for (const auto& l : screen->lines) shown += l + "\n";
+  EXPECT_NE(shown.find("Do you want to proceed?"), std::string::npos) << shown;
+}
+
+TEST_F(ByteScreenTest, ASpinnerRedrawnEvery100MsIsRunningWithoutACaptureClock) {
+  const std::string fx = Fixture();
+  const int working = testing::FirstSnapshotWith(fx, "esc to interrupt");
+  ASSERT_GE(working, 0);
+  const std::string d = dir.path() + "/spin";
+  std::filesystem::create_directory(d);
+  ASSERT_GT(testing::PrepareReplay(fx, d, "claude"), working);
+  // A Claude Code working screen whose spinner line (row 9) is redrawn
+  // every 100 ms, as the real CLI does; started by a file so the screen is
+  // seeded first.
+  const std::string script = d + "/bin/claude";
+  std::filesystem::create_directories(d + "/bin");
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\n"
+      << "while [ ! -e '" << d << "/go' ]; do sleep 0.05; done\n"
+      << "printf '\\033[H\\033[2J'; cat '" << d << "/screen" << working << ".ans'\n"
+      << "while :; do for g in '·' '✢' '✳' '✶' '✻' '✽'; do\n"
+      << "  printf '\\033[9;1H%s Pondering…' \"$g\"; sleep 0.1\n"
+      << "done; done\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const std::string pane = tmux.Must({"new-session", "-d", "-s", "spin", "-x", "120", "-y", "40", "-P", "-F",
+                                      "#{pane_id}", script});
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  WaitSeeded(pane);
+  loop.RunFor(300);
+  const size_t from = sink.events.size();
+  const int64_t captures = collector->poller().captures();
+  std::ofstream(d + "/go").put('\n');
+  ASSERT_TRUE(loop.RunUntil([&] { return Reported(pane, core::State::kRunning, from); }, 3000))
+      << "no running while the spinner turns";
+  loop.RunFor(3000);
+  // Read from the bytes: the checks (every 2 s at most) are the only
+  // captures, where a capture clock would take one every 200 ms.
+  EXPECT_LE(collector->poller().captures() - captures, 3);
+  EXPECT_GT(collector->poller().byte_analyses(), 10);
+  for (const auto& e : StatesOf(pane, from))
+    EXPECT_EQ(e.signal->state, core::State::kRunning)
+        << "the turning spinner read as " << core::StateName(e.signal->state);
+}
+
+TEST_F(ByteScreenTest, AResizeSeedsTheScreenAgainAtTheNewSize) {
+  const std::string fx = Fixture();
+  const int idle = testing::FirstSnapshotWith(fx, "? for shortcuts");
+  const std::string d = dir.path() + "/rs";
+  std::filesystem::create_directory(d);
+  ASSERT_GT(testing::PrepareReplay(fx, d, "claude"), idle);
+  const std::string pane = tmux.Must({"new-session", "-d", "-s", "rs", "-x", "120", "-y", "40", "-P", "-F",
+                                      "#{pane_id}", d + "/claude", d, std::to_string(idle)});
+  check_interval = 60 * core::kNsPerSec;
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  WaitSeeded(pane);
+  ASSERT_EQ(collector->poller().ByteScreen(pane)->rows, 40);
+  const int64_t captures = collector->poller().captures();
+  tmux.Must({"resize-window", "-t", pane, "-x", "100", "-y", "30"});
+  ASSERT_TRUE(loop.RunUntil([&] {
+    const detect::Screen* s = collector->poller().ByteScreen(pane);
+    return s && s->rows == 30 && s->cols == 100;
+  }, 5000)) << "the byte screen kept its old size";
+  EXPECT_GT(collector->poller().captures(), captures) << "no seed capture after the resize";
+  // Re-seeded from tmux's own screen, not only resized: the prompt is there.
+  std::string shown;
+  for (const auto& l : collector->poller().ByteScreen(pane)->lines) shown += l + "\n";
+  EXPECT_NE(shown.find("? for shortcuts"), std::string::npos) << shown;
+}
+
+TEST_F(ByteScreenTest, APaneTmuxPausedForUsIsContinuedAndSeededAgain) {
+  const std::string fx = Fixture();
+  const int approval = testing::FirstSnapshotWith(fx, "Do you want to proceed?");
+  const std::string d = dir.path() + "/flood";
+  std::filesystem::create_directories(d + "/bin");
+  ASSERT_GT(testing::PrepareReplay(fx, d, "claude"), approval);
+  // An agent that floods its pane for 4 s once told to, then shows a dialog.
+  const std::string script = d + "/bin/claude";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\n"
+      << "while [ ! -e '" << d << "/go' ]; do sleep 0.05; done\n"
+      << "end=$(( $(date +%s) + 8 ))\n"
+      << "while [ $(date +%s) -lt $end ]; do i=0; while [ $i -lt 200 ]; do\n"
+      << "  echo \"flooding line $i of output that nobody reads in time\"; i=$((i+1)); done; done\n"
+      << "printf '\\033[H\\033[2J'; cat '" << d << "/screen" << approval << ".ans'\n"
+      << "exec sleep 60\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const std::string pane = tmux.Must({"new-session", "-d", "-s", "flood", "-x", "120", "-y", "40", "-P", "-F",
+                                      "#{pane_id}", script});
+  pause_after_s = 1;
+  check_interval = 60 * core::kNsPerSec;
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  WaitSeeded(pane);
+  loop.RunFor(300);
+  const int64_t seeds = collector->poller().captures();
+  std::ofstream(d + "/go").put('\n');
+  // The daemon stalls (its loop does not run) while the pane floods: tmux
+  // holds the output for us, and pauses the pane once what it holds is a
+  // second old (it looks when it has more of the pane's output to queue,
+  // so on a loaded machine it may take another stall).
+  for (int stall = 0; stall < 3 && collector->pauses() == 0; ++stall) {
+    usleep(2000 * 1000);
+    loop.RunFor(500);
+  }
+  ASSERT_GT(collector->pauses(), 0) << "tmux never paused the pane";
+  ASSERT_TRUE(loop.RunUntil([&] { return Reported(pane, core::State::kWaitingApproval); }, 15000))
+      << "the pane was not followed after the pause";
+  EXPECT_GT(collector->poller().captures(), seeds) << "no seed after the pause";
+  ASSERT_TRUE(collector->poller().ByteFed(pane));
+  std::string shown;
+  for (const auto& l : collector->poller().ByteScreen(pane)->lines) shown += l + "\n";
+  EXPECT_NE(shown.find("Do you want to proceed?"), std::string::npos) << shown;
 }
 
 }  // namespace

@@ -17,14 +17,15 @@ using core::State;
 class ScriptAnalyzer final : public detect::Analyzer {
  public:
   int* calls;
-  explicit ScriptAnalyzer(int* c) : calls(c) {}
+  bool captured;  // what AnalyzerInput::captured must say: a capture, or a byte screen
+  explicit ScriptAnalyzer(int* c, bool cap = true) : calls(c), captured(cap) {}
   detect::Verdict Analyze(const detect::AnalyzerInput& in) override {
     ++*calls;
     detect::Verdict v;
     std::string last;
     for (const auto& l : in.screen->lines)
       if (!l.empty()) last = l;
-    EXPECT_TRUE(in.captured);
+    EXPECT_EQ(in.captured, captured);
     if (last == "settle") {
       v.signal.state = in.now >= in.last_output + kNsPerSec ? State::kWaitingApproval : State::kRunning;
       v.recheck_at = in.now >= in.last_output + kNsPerSec ? 0 : in.last_output + kNsPerSec;
@@ -347,6 +348,98 @@ TEST_F(PollerTest, NewAgentPidStartsOverAndGonePanesAreForgotten) {
   EXPECT_FALSE(poller.Watching("%1"));
   poller.OnCapture("%1", "state:idle", now);  // late reply: ignored
   EXPECT_EQ(States().size(), 2u);
+}
+
+// Byte screens (docs/observe.md): the seed capture starts the screen, the
+// pane's bytes move it, and a capture only checks it, at check_interval.
+class BytePollerTest : public PollerTest {
+ protected:
+  static PollerOptions Bytes() {
+    PollerOptions o = NoSettle();
+    o.byte_screens = true;
+    return o;
+  }
+  Poller bytes{"host", "B", Bytes(),
+               [this](std::string_view) { return std::make_unique<ScriptAnalyzer>(&calls, false); }, sink};
+  static PaneSeed Seed(std::string text, int cursor_x = 0) {
+    PaneSeed s;
+    s.cursor_x = cursor_x;
+    s.width = 40;
+    s.height = 5;
+    s.text = std::move(text);
+    return s;
+  }
+  void Start() {
+    bytes.SetPanes(Panes({"%1"}), now);
+    bytes.SetBytePanes({"%1"}, now);
+    auto due = bytes.TakeDueCaptures(now);
+    ASSERT_EQ(due, std::vector<std::string>{"%1"});
+    ASSERT_TRUE(bytes.WantsSeed("%1"));
+    bytes.OnSeed("%1", Seed("state:idle"), now);
+  }
+  void Output(std::string_view b) {
+    bytes.OnOutput("%1", b, now);
+    now += 30 * core::kNsPerMs;  // the analysis delay
+    bytes.Tick(now);
+  }
+};
+
+TEST_F(BytePollerTest, BytesAreReadWithoutACaptureAndChecksAreSpaced) {
+  Start();
+  EXPECT_EQ(States(), (std::vector<State>{State::kIdle}));
+  EXPECT_EQ(bytes.seeds(), 1);
+  Output("\x1b[H\x1b[2Jstate:waiting_approval");
+  EXPECT_EQ(States(), (std::vector<State>{State::kIdle, State::kWaitingApproval}));
+  EXPECT_EQ(bytes.captures(), 1);  // the seed only
+  EXPECT_TRUE(bytes.TakeDueCaptures(now).empty());
+  // The check comes at check_interval; one that agrees doubles the interval.
+  now += Bytes().check_interval;
+  ASSERT_EQ(bytes.TakeDueCaptures(now).size(), 1u);
+  bytes.OnSeed("%1", Seed("state:waiting_approval", 22), now);  // text and cursor agree
+  EXPECT_EQ(bytes.resyncs(), 0);
+  Output("x");
+  now += Bytes().check_interval;
+  EXPECT_TRUE(bytes.TakeDueCaptures(now).empty());
+  now += Bytes().check_interval;
+  ASSERT_EQ(bytes.TakeDueCaptures(now).size(), 1u);
+  // A check that finds another screen replaces it, and its verdict counts.
+  bytes.OnSeed("%1", Seed("state:running"), now);
+  EXPECT_EQ(bytes.resyncs(), 1);
+  EXPECT_EQ(States().back(), State::kRunning);
+}
+
+TEST_F(BytePollerTest, TheOwnersRulesHoldForBytes) {
+  Start();
+  // The hooks own the lifecycle: work read from the bytes is theirs to
+  // report, a dialog is not.
+  sink.owner["host/%1"] = PaneOwner::kHooks;
+  Output("\x1b[H\x1b[2Jstate:running");
+  EXPECT_EQ(States(), (std::vector<State>{State::kIdle}));
+  Output("\x1b[H\x1b[2Jstate:waiting_approval");
+  EXPECT_EQ(States().back(), State::kWaitingApproval);
+  // The wrapper reads the pane itself: nothing is reported, the screen is
+  // dropped, and seeded again once the wrapper is gone.
+  sink.owner["host/%1"] = PaneOwner::kWrapper;
+  const size_t n = States().size();
+  Output("\x1b[H\x1b[2Jstate:idle");
+  EXPECT_EQ(States().size(), n);
+  EXPECT_FALSE(bytes.ByteFed("%1"));
+  sink.owner.clear();
+  now += Bytes().owned_recheck;
+  ASSERT_EQ(bytes.TakeDueCaptures(now).size(), 1u);
+  bytes.OnSeed("%1", Seed("state:idle"), now);
+  EXPECT_EQ(States().back(), State::kIdle);
+  EXPECT_EQ(bytes.seeds(), 2);
+}
+
+TEST_F(BytePollerTest, APaneWhoseBytesStopReachingUsIsCapturedAsBefore) {
+  Start();
+  bytes.SetBytePanes({}, now);
+  EXPECT_FALSE(bytes.ByteFed("%1"));
+  EXPECT_FALSE(bytes.WantsSeed("%1"));
+  bytes.OnOutput("%1", "state:running", now);  // a mark only
+  now += 2 * kNsPerSec;
+  EXPECT_EQ(bytes.TakeDueCaptures(now).size(), 1u);
 }
 
 TEST(VerdictChanged, EvidenceAloneDoesNotCount) {

@@ -26,6 +26,10 @@ TEST(ControlParser, RepliesAndNotificationsInOrder) {
   EXPECT_EQ(notes[1].pane_id, "%7");
   EXPECT_EQ(notes[2].name, "window-add");
   EXPECT_TRUE(p.TakeReplies().empty());
+  // Where each reply stands among the notifications (byte screens need the
+  // order: docs/observe.md, "Byte screens").
+  EXPECT_EQ(replies[0].notes_before, 1u);
+  EXPECT_EQ(replies[1].notes_before, 3u);
 }
 
 TEST(ControlParser, LinesSplitAcrossReads) {

@@ -1,8 +1,10 @@
-// ScreenPipeline: everything the wrapper does with the child's output after
+// ScreenPipeline: everything a reader of an agent's output does with it after
 // passing it through: the stream-signal scanner (first, on raw bytes), the
 // libvterm screen, and the analyzer, with the timing of when to analyse.
 // The live proxy and `--replay` drive the same pipeline, so a recording
-// yields the same state timeline as the session it was recorded from.
+// yields the same state timeline as the session it was recorded from; the
+// daemon's local collector drives one per unwrapped agent pane with tmux's
+// %output bytes (aggregator/observe/byte_screens.h).
 #pragma once
 
 #include <memory>
@@ -11,10 +13,10 @@
 #include <string_view>
 
 #include "libagtcore/detect/analyzer.h"
-#include "wrap/stream_scanner.h"
-#include "wrap/vterm_screen.h"
+#include "libagtcore/screen/stream_scanner.h"
+#include "libagtcore/screen/vterm_screen.h"
 
-namespace agt::wrap {
+namespace agt::screen {
 
 struct ScreenPipelineOptions {
   int rows = 24;
@@ -45,6 +47,17 @@ class ScreenPipeline {
   /// The user typed something at `now` (for echo suppression).
   void OnInput(core::TimeNs now);
   void OnResize(int rows, int cols);
+  /// Replaces what the screen shows with `seed`: terminal bytes that draw a
+  /// whole rows x cols screen on a blank terminal (a capture of the pane
+  /// turned into output, aggregator/observe/pane_seed.h). The seed is not
+  /// output: the scanner, the activity times and flood control do not see
+  /// it. When the screen already shows exactly what the seed draws (text,
+  /// size, cursor, alternate screen) it is kept as it is (with its modes).
+  /// Returns true when the screen was replaced; an analysis is due at `now`
+  /// either way.
+  bool Seed(std::string_view seed, int rows, int cols, core::TimeNs now);
+  /// Sets the title the analyzer sees until the output sets one.
+  void SeedTitle(std::string_view title, core::TimeNs now) { scanner_.SetTitle(title, now); }
 
   /// When Analyze should run next (an output burst to look at, or the
   /// analyzer's recheck time); 0 when nothing is due. Never periodic.
@@ -56,18 +69,20 @@ class ScreenPipeline {
 
   const core::Signal& last_signal() const { return last_; }
   const StreamScanner& scanner() const { return scanner_; }
-  const VtermScreen& screen() const { return screen_; }
+  const VtermScreen& screen() const { return *screen_; }
   /// The screen, after feeding any held flood tail.
   detect::Screen Snapshot() {
     CatchUp();
-    return screen_.Snapshot();
+    return screen_->Snapshot();
   }
+  /// The screen the last Analyze read.
+  const detect::Screen& analysed() const { return cached_; }
 
  private:
   ScreenPipelineOptions opts_;
   std::unique_ptr<detect::Analyzer> analyzer_;
   StreamScanner scanner_;
-  VtermScreen screen_;
+  std::unique_ptr<VtermScreen> screen_;  // not movable: libvterm holds its address
   detect::Screen cached_;
   bool have_cached_ = false;
   core::TimeNs last_output_ = 0;
@@ -87,4 +102,4 @@ class ScreenPipeline {
   void CatchUp();
 };
 
-}  // namespace agt::wrap
+}  // namespace agt::screen

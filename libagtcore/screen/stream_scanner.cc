@@ -3,7 +3,7 @@
 // CSI runs to its final byte, OSC/DCS/SOS/PM/APC strings run to BEL or ST
 // (ESC \), CAN and SUB abort. C1 controls in 8-bit form are not recognised:
 // in a UTF-8 stream those bytes are continuation bytes.
-#include "wrap/stream_scanner.h"
+#include "libagtcore/screen/stream_scanner.h"
 
 #include <charconv>
 
@@ -11,7 +11,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace agt::wrap {
+namespace agt::screen {
 namespace {
 
 constexpr char kEsc = 0x1b;
@@ -208,4 +208,4 @@ bool StreamScanner::Feed(std::string_view bytes, core::TimeNs now) {
   return changed;
 }
 
-}  // namespace agt::wrap
+}  // namespace agt::screen

@@ -1,18 +1,18 @@
 // The output-analysis pipeline shared by the live proxy and replay (see
 // screen_pipeline.h). Analysis is lazy: the screen is rendered only when an
 // analysis is due and something was drawn since the last render.
-#include "wrap/screen_pipeline.h"
+#include "libagtcore/screen/screen_pipeline.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace agt::wrap {
+namespace agt::screen {
 
 ScreenPipeline::ScreenPipeline(ScreenPipelineOptions opts,
                                std::unique_ptr<detect::Analyzer> analyzer)
     : opts_(std::move(opts)),
       analyzer_(std::move(analyzer)),
-      screen_(opts_.rows, opts_.cols) {}
+      screen_(std::make_unique<VtermScreen>(opts_.rows, opts_.cols)) {}
 
 void ScreenPipeline::OnOutput(std::string_view bytes, core::TimeNs now) {
   if (bytes.empty()) return;
@@ -32,12 +32,12 @@ void ScreenPipeline::OnOutput(std::string_view bytes, core::TimeNs now) {
       ++lines;
     }
     if (lines >= budget && budget >= 0 && cut < bytes.size()) {
-      screen_.Feed(bytes.substr(0, cut));
+      screen_->Feed(bytes.substr(0, cut));
       window_lines_ += lines;
       flooding_ = true;
       bytes.remove_prefix(cut);
     } else {
-      screen_.Feed(bytes);
+      screen_->Feed(bytes);
       window_lines_ += lines;
       bytes = {};
     }
@@ -80,9 +80,29 @@ void ScreenPipeline::OnInput(core::TimeNs now) {
 }
 
 void ScreenPipeline::OnResize(int rows, int cols) {
-  screen_.Resize(rows, cols);
+  screen_->Resize(rows, cols);
   opts_.rows = rows;
   opts_.cols = cols;
+}
+
+bool ScreenPipeline::Seed(std::string_view seed, int rows, int cols, core::TimeNs now) {
+  CatchUp();
+  auto fresh = std::make_unique<VtermScreen>(rows, cols);
+  fresh->Feed(seed);
+  const detect::Screen next = fresh->Snapshot();
+  const detect::Screen cur = screen_->Snapshot();
+  const bool same = cur.rows == next.rows && cur.cols == next.cols && cur.lines == next.lines &&
+                    cur.cursor_row == next.cursor_row && cur.cursor_col == next.cursor_col &&
+                    cur.alt_screen == next.alt_screen;
+  if (!same) {
+    screen_ = std::move(fresh);
+    opts_.rows = rows;
+    opts_.cols = cols;
+  }
+  cached_ = same ? cur : next;  // both Snapshot()s cleared the dirty mark
+  have_cached_ = true;
+  pending_ = now;
+  return !same;
 }
 
 core::TimeNs ScreenPipeline::next_analysis() const {
@@ -120,7 +140,7 @@ void ScreenPipeline::CatchUp() {
   } else {
     tail.remove_prefix(start + 1);
   }
-  screen_.Feed(tail);
+  screen_->Feed(tail);
   flood_tail_.clear();
 }
 
@@ -128,8 +148,8 @@ std::optional<core::Signal> ScreenPipeline::Analyze(core::TimeNs now) {
   pending_ = 0;
   recheck_ = 0;
   CatchUp();
-  if (!have_cached_ || screen_.dirty()) {
-    cached_ = screen_.Snapshot();
+  if (!have_cached_ || screen_->dirty()) {
+    cached_ = screen_->Snapshot();
     have_cached_ = true;
   }
   detect::AnalyzerInput in;
@@ -153,4 +173,4 @@ std::optional<core::Signal> ScreenPipeline::Analyze(core::TimeNs now) {
   return s;
 }
 
-}  // namespace agt::wrap
+}  // namespace agt::screen

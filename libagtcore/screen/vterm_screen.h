@@ -14,7 +14,7 @@
 struct VTerm;
 struct VTermScreen;
 
-namespace agt::wrap {
+namespace agt::screen {
 
 class VtermScreen {
  public:
@@ -61,4 +61,4 @@ class VtermScreen {
   void FeedUnfiltered(std::string_view bytes);
 };
 
-}  // namespace agt::wrap
+}  // namespace agt::screen

@@ -1,7 +1,7 @@
 // The libvterm-backed virtual screen (see vterm_screen.h). The mosh design:
 // the terminal emulator is a separate layer fed with exactly the bytes the
 // real terminal gets, after they were written out.
-#include "wrap/vterm_screen.h"
+#include "libagtcore/screen/vterm_screen.h"
 
 #include <vterm.h>
 
@@ -10,7 +10,7 @@
 
 #include "libagtcore/utf8.h"
 
-namespace agt::wrap {
+namespace agt::screen {
 namespace {
 
 /// Length of an incomplete UTF-8 sequence at the end of `s` (0 if none).
@@ -200,4 +200,4 @@ detect::Screen VtermScreen::Snapshot() const {
   return s;
 }
 
-}  // namespace agt::wrap
+}  // namespace agt::screen

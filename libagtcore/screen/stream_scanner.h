@@ -12,7 +12,7 @@
 
 #include "libagtcore/detect/analyzer.h"
 
-namespace agt::wrap {
+namespace agt::screen {
 
 struct StreamScannerOptions {
   size_t max_osc = 4096;         // longer OSC payloads are dropped
@@ -28,6 +28,12 @@ class StreamScanner {
   bool Feed(std::string_view bytes, core::TimeNs now);
 
   const detect::StreamSignals& signals() const { return signals_; }
+  /// The title as known from elsewhere (tmux's pane_title when a screen is
+  /// seeded from a capture), until the output sets one.
+  void SetTitle(std::string_view title, core::TimeNs at) {
+    signals_.title = std::string(title);
+    signals_.title_at = at;
+  }
   /// Recent output, escape sequences and CRs removed, at most
   /// opts.recent_output bytes (cut at a line start when possible).
   std::string_view recent_output() const { return recent_; }
@@ -45,4 +51,4 @@ class StreamScanner {
   detect::StreamSignals signals_;
 };
 
-}  // namespace agt::wrap
+}  // namespace agt::screen
