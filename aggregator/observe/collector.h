@@ -17,6 +17,7 @@
 namespace agt::agg {
 
 using core::TimeNs;
+struct PaneRow;  // aggregator/http/views.h
 
 /// One tmux pane as its collector last saw it.
 struct PaneInfo {
@@ -86,6 +87,10 @@ class CollectorSink {
   /// hooks (libagtcore/detect/kept_screen.h). The sink adds what it knows
   /// (the agent's version, the pattern set's version) and writes it.
   virtual void KeepScreen(detect::KeptScreen /*screen*/) {}
+  /// A federated target's panes as its own agtmuxd shows them (federation,
+  /// docs/architecture.md): they replace the target's earlier ones and are
+  /// shown as they are, never re-derived.
+  virtual void OnRemotePanes(const std::string& /*target_id*/, const std::vector<PaneRow>& /*rows*/) {}
 };
 
 }  // namespace agt::agg
