@@ -89,6 +89,7 @@ int RunBridge(bool locate, bool start) {
 
 CommandSpec BridgeCommand() {
   return {"bridge", "Relay stdin/stdout to this host's agtmuxd (federation over ssh)", [](CLI::App* sub) -> Runner {
+            sub->group("");  // hidden: federation's, not the user's
             auto locate = std::make_shared<bool>(false);
             auto start = std::make_shared<bool>(false);
             sub->add_flag("--locate", *locate, "Print the daemon's socket path; exit 0 when it answers, 3 when not");
