@@ -203,6 +203,16 @@ void DaemonCore::OnRemotePanes(const std::string& target_id, const std::vector<P
   watch_->MarkDirty();
 }
 
+void DaemonCore::OnRemoteCaller(const std::string& target_id, RemoteCaller caller) {
+  if (caller) remote_callers_[target_id] = std::move(caller);
+  else remote_callers_.erase(target_id);
+}
+
+const RemoteCaller* DaemonCore::RemoteCallerFor(const std::string& target_id) const {
+  auto it = remote_callers_.find(target_id);
+  return it == remote_callers_.end() ? nullptr : &it->second;
+}
+
 void DaemonCore::OnEvent(core::Event event) {
   queued_.push_back(std::move(event));
   if (!uv_is_active(reinterpret_cast<uv_handle_t*>(queue_timer_))) {

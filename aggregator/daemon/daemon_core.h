@@ -98,6 +98,9 @@ class DaemonCore final : public CollectorSink {
                                           const std::string& pane_id) const override;
   void KeepScreen(detect::KeptScreen screen) override;
   void OnRemotePanes(const std::string& target_id, const std::vector<PaneRow>& rows) override;
+  void OnRemoteCaller(const std::string& target_id, RemoteCaller caller) override;
+  /// The federated target's agtmuxd, or null when `target_id` is not federated.
+  const RemoteCaller* RemoteCallerFor(const std::string& target_id) const;
 
   /// Time-driven engine work (pending-bind expiry, demotions, runtimes of
   /// wrappers that died without a word); the daemon calls it every second.
@@ -141,6 +144,7 @@ class DaemonCore final : public CollectorSink {
   TargetRegistry targets_;
   std::map<std::string, Topology> topologies_;
   std::map<std::string, std::vector<PaneRow>> remote_;  // federated targets' rows
+  std::map<std::string, RemoteCaller> remote_callers_;
   std::unique_ptr<WatchHub> watch_;
   PaneDecorator* decorator_ = nullptr;
   core::TimeNs last_ingested_ = 0;

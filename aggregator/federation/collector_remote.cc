@@ -38,6 +38,7 @@ RemoteCollector::RemoteCollector(uv_loop_t* loop, RemoteCollectorOptions options
 }
 
 RemoteCollector::~RemoteCollector() {
+  if (link_) sink_.OnRemoteCaller(options_.link.target_id, nullptr);
   link_.reset();  // joins the thread: no report arrives after this
   if (save_pending_ && !options_.mirror_file.empty())
     (void)core::WriteFileAtomic(options_.mirror_file, mirror_.Save());
@@ -46,6 +47,9 @@ RemoteCollector::~RemoteCollector() {
 
 void RemoteCollector::Start() {
   link_ = std::make_unique<RemoteLink>(loop_, options_.link, [this](LinkReport r) { OnReport(std::move(r)); });
+  sink_.OnRemoteCaller(options_.link.target_id, [link = link_.get()](net::HttpRequest req, RemoteLink::CallDone done) {
+    link->Call(std::move(req), std::move(done));
+  });
   link_->SetCursor(mirror_.cursor());
   // Panes kept from the last run show (as unreachable) until the link is up.
   if (!mirror_.rows().empty()) Publish();

@@ -36,6 +36,9 @@ RemoteLink::~RemoteLink() {
   stop_ = true;
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  // Every caller gets an answer, even from a link that is going away.
+  FailCalls("the target's link was stopped");
+  Drain();
   uv::CloseAndDelete(async_);
 }
 
@@ -54,12 +57,80 @@ void RemoteLink::Post(LinkReport r) {
   uv_async_send(async_);
 }
 
+void RemoteLink::PostTask(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  uv_async_send(async_);
+}
+
+void RemoteLink::Call(net::HttpRequest req, CallDone done) {
+  if (!streaming_) {
+    done(core::MakeError(core::Err::kTargetUnreachable,
+                         "target " + options_.target_id + ": its agtmuxd cannot be reached now"));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  calls_.emplace_back(std::move(req), std::move(done));
+}
+
+void RemoteLink::FailCalls(const std::string& why) {
+  std::deque<std::pair<net::HttpRequest, CallDone>> failed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    failed.swap(calls_);
+  }
+  for (auto& [req, done] : failed) {
+    PostTask([done = std::move(done), why, target = options_.target_id] {
+      done(core::MakeError(core::Err::kTargetUnreachable, "target " + target + ": " + why));
+    });
+  }
+}
+
+void RemoteLink::RunCalls(SshExecutor& ssh, const std::string& mode) {
+  while (!stop_) {
+    std::pair<net::HttpRequest, CallDone> call;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (calls_.empty()) return;
+      call = std::move(calls_.front());
+      calls_.pop_front();
+    }
+    auto answer = [&]() -> core::Result<net::HttpResponse> {
+      auto ch = mode == "bridge" ? ssh.OpenCommand({options_.agtmux, "bridge"}, 5 * core::kNsPerSec)
+                                 : ssh.OpenUnixSocket(socket_path_, 5 * core::kNsPerSec);
+      if (!ch) return ch.error();
+      if (auto st = (*ch)->Write(net::FormatHttpRequest(call.first), 5 * core::kNsPerSec); !st) return st.error();
+      // An action answers when its tmux work is done (an Enter delay, a
+      // respond's keys): the bound is the action's, not a read slice.
+      net::HttpResponseParser parser;
+      char buf[32768];
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (std::chrono::steady_clock::now() < deadline && !stop_) {
+        auto n = (*ch)->Read(buf, sizeof buf, kReadSlice);
+        if (!n && n.error().code == core::Err::kTimeout) continue;
+        if (!n) return n.error();
+        auto st = *n == 0 ? parser.Finish() : parser.Feed(std::string_view(buf, *n));
+        if (st == net::HttpResponseParser::Status::kDone) return std::move(parser.response());
+        if (st == net::HttpResponseParser::Status::kError)
+          return core::MakeError(core::Err::kTargetUnreachable, "bad answer from the remote agtmuxd: " + parser.error());
+      }
+      return core::MakeError(core::Err::kTimeout, "the remote agtmuxd did not answer within 30 s");
+    }();
+    PostTask([done = std::move(call.second), answer = std::move(answer)]() mutable { done(std::move(answer)); });
+  }
+}
+
 void RemoteLink::Drain() {
   std::deque<LinkReport> batch;
+  std::deque<std::function<void()>> tasks;
   {
     std::lock_guard<std::mutex> lock(mu_);
     batch.swap(queue_);
+    tasks.swap(tasks_);
   }
+  for (auto& t : tasks) t();
   for (auto& r : batch) {
     const bool last = r.kind == LinkReport::Kind::kAbsent;  // the sink may destroy this link
     sink_(std::move(r));
@@ -83,6 +154,8 @@ void RemoteLink::Run() {
     bool absent = false;
     const int64_t before = bytes_read_.load();
     std::string why = Session(ssh, absent);
+    streaming_ = false;
+    FailCalls(why.empty() ? "the link stopped" : why);
     if (stop_) break;
     if (absent && !was_up) {
       Post({LinkReport::Kind::kAbsent, why});
@@ -145,6 +218,7 @@ std::string RemoteLink::Session(SshExecutor& ssh, bool& absent) {
       reconnect_ = false;
       return "resynchronising after a line that could not be applied";
     }
+    if (up) RunCalls(ssh, mode);
     auto n = ch.Read(buf, sizeof buf, kReadSlice);
     if (!n && n.error().code == core::Err::kTimeout) {
       idle += kReadSlice;
@@ -173,6 +247,7 @@ std::string RemoteLink::Session(SshExecutor& ssh, bool& absent) {
     }
     if (!up) {
       up = true;
+      streaming_ = true;
       Post({LinkReport::Kind::kUp, mode});
     }
     size_t start = 0, nl;

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "aggregator/targets/ssh_executor.h"
+#include "libagtcore/net/http_message.h"
 
 namespace agt::agg {
 
@@ -63,6 +64,11 @@ class RemoteLink {
   /// Drops the current connection and reconnects from the cursor (after a
   /// line the mirror could not apply).
   void Reconnect() { reconnect_ = true; }
+  /// One request to the remote daemon (actions on its panes), on a channel
+  /// of its own beside the watch stream; `done` runs on the loop with the
+  /// answer, or E_TARGET_UNREACHABLE when the link is not up.
+  using CallDone = std::function<void(core::Result<net::HttpResponse>)>;
+  void Call(net::HttpRequest req, CallDone done);
   /// Payload bytes read from the channel since the start (benchmarks).
   int64_t bytes_read() const { return bytes_read_.load(); }
 
@@ -71,6 +77,10 @@ class RemoteLink {
   /// One connection: returns why it ended ("" when asked to stop).
   std::string Session(SshExecutor& ssh, bool& absent);
   void Post(LinkReport r);
+  void PostTask(std::function<void()> task);
+  /// Runs the queued calls over `ssh` (the watch's session), one at a time.
+  void RunCalls(SshExecutor& ssh, const std::string& mode);
+  void FailCalls(const std::string& why);
   void Drain();
   bool SleepInterruptible(core::TimeNs ns);
 
@@ -85,6 +95,9 @@ class RemoteLink {
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<LinkReport> queue_;  // guarded by mu_
+  std::deque<std::function<void()>> tasks_;  // guarded by mu_: run on the loop
+  std::deque<std::pair<net::HttpRequest, CallDone>> calls_;  // guarded by mu_
+  std::atomic<bool> streaming_{false};
   std::string cursor_;            // guarded by mu_
   std::string socket_path_;       // the thread's: the remote socket once located
 };

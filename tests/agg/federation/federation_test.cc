@@ -245,3 +245,69 @@ TEST_F(FederationTest, ARestartedLocalDaemonResumesFromItsCursor) {
 
 }  // namespace
 }  // namespace agt::test
+
+namespace agt::test {
+namespace {
+
+std::string SnapshotId(const std::string& body) {
+  const std::string key = "\"snapshot_id\":\"";
+  const size_t at = body.find(key);
+  if (at == std::string::npos) return "";
+  return body.substr(at + key.size(), body.find('"', at + key.size()) - at - key.size());
+}
+
+TEST_F(FederationTest, ActionsOnARemotePaneGoToItsDaemonWithItsGuards) {
+  RemoteHost host(8);
+  ASSERT_NO_FATAL_FAILURE(StartWrappedHost(host));
+  ASSERT_NO_FATAL_FAILURE(StartLocal());
+  ASSERT_NO_FATAL_FAILURE(AddTarget(host));
+  ASSERT_TRUE(PollUntil([&] { return VmState("running"); }, 15000)) << Log();
+  const std::string ref = VmPane()["ref"].GetString();
+
+  // A snapshot taken through the local daemon is the remote daemon's.
+  auto snap = local_->Call("POST", "/v1/actions/snapshot", "{\"ref\":\"" + ref + "\"}");
+  ASSERT_TRUE(snap.ok());
+  ASSERT_EQ(snap->status, 200) << snap->body;
+  const std::string id = SnapshotId(snap->body);
+  ASSERT_FALSE(id.empty()) << snap->body;
+  EXPECT_NE(snap->body.find("\"state\":\"running\""), std::string::npos) << snap->body;
+
+  // The pane moved on the remote: the send is refused there.
+  host.Post({StateEvent("01JG0000000000000000000F08", kRuntime, pane_, "waiting_input", 2)});
+  ASSERT_TRUE(PollUntil([&] { return VmState("waiting_input"); }, 5000));
+  auto refused = local_->Call("POST", "/v1/actions/send",
+                              "{\"ref\":\"" + ref + "\",\"text\":\"echo fed-one\",\"snapshot_id\":\"" + id + "\"}");
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->status, 409) << refused->body;
+  EXPECT_NE(refused->body.find("E_PRECONDITION_FAILED"), std::string::npos) << refused->body;
+
+  // With a fresh snapshot the text reaches the remote pane.
+  auto fresh = local_->Call("POST", "/v1/actions/snapshot", "{\"ref\":\"" + ref + "\"}");
+  ASSERT_TRUE(fresh.ok());
+  auto sent = local_->Call("POST", "/v1/actions/send",
+                           "{\"ref\":\"" + ref + "\",\"text\":\"echo fed-two\",\"enter\":true,\"snapshot_id\":\"" +
+                               SnapshotId(fresh->body) + "\"}");
+  ASSERT_TRUE(sent.ok());
+  EXPECT_EQ(sent->status, 200) << sent->body;
+  EXPECT_TRUE(PollUntil([&] {
+    return host.Tmux({"capture-pane", "-p", "-t", pane_}).out.find("fed-two") != std::string::npos;
+  }, 5000));
+  EXPECT_EQ(host.Tmux({"capture-pane", "-p", "-t", pane_}).out.find("fed-one"), std::string::npos);
+
+  // attach answers the ssh command that reaches the pane's tmux there.
+  auto attach = local_->Call("POST", "/v1/actions/attach", "{\"ref\":\"" + ref + "\"}");
+  ASSERT_TRUE(attach.ok());
+  EXPECT_EQ(attach->status, 200) << attach->body;
+  EXPECT_NE(attach->body.find("[\"ssh\",\"-t\""), std::string::npos) << attach->body;
+  EXPECT_NE(attach->body.find(pane_), std::string::npos) << attach->body;
+
+  // While the host cannot be reached, an action is refused at once.
+  host.sshd->Stop();
+  ASSERT_TRUE(PollUntil([&] { return VmState("unknown", "target_unreachable"); }, 5000));
+  auto down = local_->Call("POST", "/v1/actions/send", "{\"ref\":\"" + ref + "\",\"text\":\"x\"}");
+  ASSERT_TRUE(down.ok());
+  EXPECT_NE(down->body.find("E_TARGET_UNREACHABLE"), std::string::npos) << down->body;
+}
+
+}  // namespace
+}  // namespace agt::test

@@ -86,10 +86,18 @@ class RemoteHost {
     return agg::testing::Sshd::getpwuid_name() + "@127.0.0.1:" + std::to_string(sshd->port());
   }
   /// Gives `local` the keys and known_hosts that reach this host.
+  /// The first host's user key becomes local's; later hosts authorize it.
   void Trust(const TestEnv& local) const {
     std::filesystem::create_directories(local.root + "/.ssh");
-    std::filesystem::copy_file(env.root + "/sshd/id_ed25519", local.root + "/.ssh/id_ed25519",
-                               std::filesystem::copy_options::overwrite_existing);
+    const std::string key = local.root + "/.ssh/id_ed25519";
+    if (!std::filesystem::exists(key)) {
+      std::filesystem::copy_file(env.root + "/sshd/id_ed25519", key);
+      std::filesystem::copy_file(env.root + "/sshd/id_ed25519.pub", key + ".pub");
+    } else {
+      std::ifstream pub(key + ".pub");
+      std::string line((std::istreambuf_iterator<char>(pub)), {});
+      std::ofstream(env.root + "/sshd/authorized_keys", std::ios::app) << line;
+    }
     std::ifstream kh(env.root + "/sshd/known_hosts");
     std::string line((std::istreambuf_iterator<char>(kh)), {});
     std::ofstream(local.root + "/.ssh/known_hosts", std::ios::app) << line;
