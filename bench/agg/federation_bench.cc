@@ -95,7 +95,7 @@ void Latency() {
   local_watch.ReadUntil("\"snapshot\"");
   remote_watch.ReadUntil("\"snapshot\"");
   std::vector<double> fed, base;
-  for (int i = 0; i < 60; ++i) {
+  for (int i = 0; i < 40; ++i) {
     const std::string state = i % 2 ? "running" : "waiting_input";
     const std::string want = "\"state\":\"" + state + "\"";
     local_watch.Clear();
@@ -124,7 +124,10 @@ void Scale() {
     std::vector<std::string> events;
     for (int p = 0; p < kPanes; ++p) {
       const std::string pane = "%" + std::to_string(p), rt = Runtime(h, p);
-      events.push_back(agt::test::Started(Id(h, 2 * p), rt, pane));
+      // The bench's own pid: a live "agent", so the runtime is not ended.
+      std::string started = agt::test::Started(Id(h, 2 * p), rt, pane);
+      started.replace(started.find("4242"), 4, std::to_string(getpid()));
+      events.push_back(started);
       events.push_back(agt::test::StateEvent(Id(h, 2 * p + 1), rt, pane, p % 3 ? "running" : "idle", 1));
     }
     hosts.back()->Post(events);
@@ -167,7 +170,7 @@ void Scale() {
   const int port = hosts[0]->sshd->port();
   const int64_t bytes0 = BytesReceived(port);
   const double cpu0 = agt::bench::ProcCpuSeconds(pid);
-  constexpr int kIdleSeconds = 30;
+  constexpr int kIdleSeconds = 20;
   std::this_thread::sleep_for(std::chrono::seconds(kIdleSeconds));
   const double cpu = (agt::bench::ProcCpuSeconds(pid) - cpu0) / kIdleSeconds;
   const int64_t bytes = BytesReceived(port) - bytes0;

@@ -75,10 +75,14 @@ class RemoteHost {
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r->status, 200) << r->body;
   }
-  /// wrapper_started for `pane` of this host's tmux server.
-  std::string WrapperStarted(const std::string& id, const std::string& runtime, const std::string& pane) const {
+  /// wrapper_started for `pane` of this host's tmux server; the agent's pid
+  /// is the pane's shell, alive as long as the pane (a dead one would end
+  /// the runtime after the daemon's grace).
+  std::string WrapperStarted(const std::string& id, const std::string& runtime, const std::string& pane) {
+    std::string pid = Tmux({"display-message", "-p", "-t", pane, "#{pane_pid}"}).out;
+    pid = pid.substr(0, pid.find('\n'));
     return EventJson(id, "wrapper_started", runtime, pane,
-                     ",\"pid\":4242,\"runtime\":{\"agent_type\":\"claude\",\"tmux_socket\":\"" + tmux_socket_ +
+                     ",\"pid\":" + pid + ",\"runtime\":{\"agent_type\":\"claude\",\"tmux_socket\":\"" + tmux_socket_ +
                          "\",\"started_at\":\"2026-11-22T04:00:00Z\"}");
   }
   /// `user@127.0.0.1:port` for `agtmux target add --ssh-target`.
