@@ -50,9 +50,10 @@ rapidjson::Document ActionBody(const std::string& ref) {
   return d;
 }
 
-core::Result<std::string> ViewOutput(const std::string& ref, int lines) {
+core::Result<std::string> ViewOutput(const std::string& ref, int lines, bool escapes) {
   rapidjson::Document b = ActionBody(ref);
   b.AddMember("lines", lines, b.GetAllocator());
+  if (escapes) b.AddMember("escapes", true, b.GetAllocator());
   auto d = PostAction("view-output", b, {});
   if (!d) return d.error();
   return ResultString(*d, "output");

@@ -37,8 +37,9 @@ core::Result<rapidjson::Document> PostAction(const std::string& type, rapidjson:
 rapidjson::Document ActionBody(const std::string& ref);
 
 /// The last `lines` lines of the pane's screen (POST
-/// /v1/actions/view-output, unguarded: reading acts on nothing).
-core::Result<std::string> ViewOutput(const std::string& ref, int lines);
+/// /v1/actions/view-output, unguarded: reading acts on nothing); with
+/// `escapes`, the text keeps its colours as SGR sequences (capture-pane -e).
+core::Result<std::string> ViewOutput(const std::string& ref, int lines, bool escapes = false);
 
 /// d["result"][key] as a string, "" when absent.
 std::string ResultString(const rapidjson::Document& d, const char* key);

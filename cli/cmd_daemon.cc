@@ -2,7 +2,7 @@
 // already answers; stop: SIGTERM to the pid /v1/health reports, then waits
 // for the socket to go quiet (a graceful shutdown ends watch streams with
 // `reset` and flushes the store); status: pid, uptime, socket, engine,
-// events ingested and dropped.
+// events ingested and dropped, the store's error, the tmux servers watched.
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
 #include <signal.h>
@@ -22,6 +22,31 @@ namespace {
 
 core::Result<rapidjson::Document> Health(DaemonClient& c) {
   return c.CallJson("GET", "/v1/health", "", {"pid"});
+}
+
+std::string Str(const rapidjson::Value& o, const char* k) {
+  return o.HasMember(k) && o[k].IsString() ? o[k].GetString() : "";
+}
+
+// The tmux servers the daemon watches, one line each: target, where, and
+// whether a server answers there (GET /v1/targets, `server`).
+void PrintServers(DaemonClient& c) {
+  auto d = c.CallJson("GET", "/v1/targets", "", {"items"});
+  if (!d || !(*d)["items"].IsArray()) return;
+  std::printf("tmux servers watched:\n");
+  for (const auto& t : (*d)["items"].GetArray()) {
+    const std::string kind = Str(t, "kind"), server = Str(t, "server");
+    std::string where = kind == "ssh" ? "ssh " + Str(t, "ssh_target") : Str(t, "tmux_socket");
+    if (kind == "ssh" && !Str(t, "tmux_socket").empty()) where += " " + Str(t, "tmux_socket");
+    std::string what = server == "running" ? "running" : server == "none" ? "no server" : "not read yet";
+    if (server == "running" && t.HasMember("pane_count") && t["pane_count"].IsInt64()) {
+      const long long panes = t["pane_count"].GetInt64();
+      what += ", " + std::to_string(panes) + (panes == 1 ? " pane" : " panes");
+    }
+    if (Str(t, "health") != "ok") what += ", " + Str(t, "health");
+    if (!Str(t, "error").empty()) what += " (" + Str(t, "error") + ")";
+    std::printf("  %s: %s: %s\n", Str(t, "name").c_str(), where.c_str(), what.c_str());
+  }
 }
 
 int Run(const std::string& verb, bool json) {
@@ -73,6 +98,9 @@ int Run(const std::string& verb, bool json) {
       std::printf("%lld events ingested, %lld dropped%s\n", static_cast<long long>(d["events_ingested"].GetInt64()),
                   static_cast<long long>(d["events_dropped"].GetInt64()), why.c_str());
     }
+    if (d.HasMember("store_error") && d["store_error"].IsString())
+      std::printf("store error: %s (events are refused until a commit succeeds)\n", d["store_error"].GetString());
+    PrintServers(*client);
     return 0;
   }
   // stop

@@ -1,7 +1,8 @@
 // `agtmux send <ref>`: types into an agent pane through the daemon's action
 // path (POST /v1/actions/send) with the guard flags, and with --wait
 // dispatches and waits for the pane to finish or a pattern to match
-// (exit 0 success, 1 failure match, 124 timeout).
+// (exit 0 success, 1 failure match, 124 timeout). A state counts only when
+// the pane reached it after the send (its state_version moved).
 #include <CLI/CLI.hpp>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -19,6 +20,7 @@
 #include "cli/command.h"
 #include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
+#include "cli/json_fields.h"
 #include "libagtcore/detect/regex.h"
 #include "libagtcore/timefmt.h"
 
@@ -30,11 +32,16 @@ std::string ReadAll() {
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 }
 
-core::Result<std::string> PaneState(const std::string& ref) {
+struct PaneNow {
+  std::string state;
+  int64_t state_version = 0;  // grows with each state change of the runtime
+};
+
+core::Result<PaneNow> PaneState(const std::string& ref) {
   rapidjson::Document b = ActionBody(ref);
   auto d = PostAction("snapshot", b, {});
   if (!d) return d.error();
-  return std::string((*d)["state"].GetString());
+  return PaneNow{JsonStr(*d, "state"), JsonInt(*d, "state_version")};
 }
 
 core::Result<SendOutcome> Wait(const SendArgs& a, const std::string& before, SendOutcome out) {
@@ -51,7 +58,9 @@ core::Result<SendOutcome> Wait(const SendArgs& a, const std::string& before, Sen
   if (!a.until.empty()) until.push_back(a.until);
   else if (!ok_re) until = {"completed", "idle", "waiting_input", "waiting_approval"};
   auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(*timeout);
-  bool left_idle = false;  // the agent has to start working before "idle" counts
+  // Only a state the send caused counts: one reached by a change after the
+  // send (a pane already waiting_input is not an answer to the message).
+  const int64_t sent_at_version = JsonInt(JsonObj(out.answer, "snapshot"), "state_version");
   while (true) {
     auto full = ViewOutput(a.ref, 2000);
     if (!full) return full.error();
@@ -64,10 +73,9 @@ core::Result<SendOutcome> Wait(const SendArgs& a, const std::string& before, Sen
     if (!until.empty()) {
       auto st = PaneState(a.ref);
       if (!st) return st.error();
-      if (*st == "running") left_idle = true;
-      bool hit = std::find(until.begin(), until.end(), *st) != until.end();
-      if (hit && (left_idle || *st != "idle")) {
-        out.exit = *st == "error" && a.until != "error" ? 1 : 0;
+      bool hit = std::find(until.begin(), until.end(), st->state) != until.end();
+      if (hit && st->state_version > sent_at_version) {
+        out.exit = st->state == "error" && a.until != "error" ? 1 : 0;
         return out;
       }
     }

@@ -28,6 +28,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "cli/shell_init.h"
 #include "cli/setup_config.h"
 #include "cli/text_diff.h"
 #include "libagtcore/file.h"
@@ -422,7 +423,16 @@ Rules CodexRules(const std::string& path) {
   return r;
 }
 
+int RunSetupFor(const Options& o);
+
+// Set up, then (in tmux) how to open the ui in a popup, once.
 int RunSetup(const Options& o) {
+  int rc = RunSetupFor(o);
+  if (rc == 0 && !o.remove && !o.dry_run) std::fputs(TmuxPopupHint("").c_str(), stdout);
+  return rc;
+}
+
+int RunSetupFor(const Options& o) {
   const std::string home = Home();
   const std::string command = core::ShellQuote(SelfPath()) + " hook " + o.agent;
   if (o.agent == "claude") {

@@ -10,6 +10,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,25 @@ bool ValidAgentName(const std::string& name) {
 }
 
 }  // namespace
+
+std::string TmuxPopupHint(const std::string& prefix) {
+  const char* tmux = std::getenv("TMUX");
+  if (!tmux || !*tmux) return "";
+  const char* home = std::getenv("HOME");
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  std::vector<std::string> confs;
+  if (home && *home) confs.push_back(std::string(home) + "/.tmux.conf");
+  if (xdg && *xdg) confs.push_back(std::string(xdg) + "/tmux/tmux.conf");
+  else if (home && *home) confs.push_back(std::string(home) + "/.config/tmux/tmux.conf");
+  for (const std::string& path : confs) {
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    if (text.str().find("agtmux ui") != std::string::npos) return "";
+  }
+  return prefix + "tmux: to open the agent view in a popup (prefix a), add to ~/.tmux.conf:\n" + prefix + "    " +
+         kTmuxPopupBinding + "\n";
+}
 
 core::Result<std::string> ShellInitScript(std::string_view shell,
                                           const std::vector<std::string>& agents) {
@@ -98,6 +120,8 @@ CommandSpec ShellInitCommand() {
                 return 2;
               }
               std::fputs(script->c_str(), stdout);
+              // A comment: the script is eval'd, and read by whoever prints it.
+              std::fputs(TmuxPopupHint("# ").c_str(), stdout);
               return 0;
             };
           }};

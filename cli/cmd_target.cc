@@ -45,11 +45,18 @@ std::string S(const rapidjson::Value& o, const char* k) {
 }
 
 void PrintTargets(const rapidjson::Value& items) {
-  Table t({"NAME", "KIND", "HEALTH", "CONNECTED", "PANES", "AGENTS", "WHERE"});
+  // WATCHED: a collector runs for the target (it may still be down).
+  Table t({"NAME", "KIND", "HEALTH", "WATCHED", "PANES", "AGENTS", "WHERE"});
   for (const auto& it : items.GetArray()) {
     std::string where = S(it, "kind") == "ssh" ? S(it, "ssh_target") : S(it, "tmux_socket");
     std::string health = S(it, "health");
-    if (it.HasMember("error") && it["error"].IsString()) health += " (" + S(it, "error") + ")";
+    // A collector that reaches no server is healthy, and watches nothing: say so.
+    if (S(it, "server") == "none") health = health == "ok" ? "no tmux server" : health + ", no tmux server";
+    // The reason word first (what to fix: auth_failed, host_key_mismatch...), then the message.
+    if (it.HasMember("error") && it["error"].IsString()) {
+      const std::string reason = S(it, "reason");
+      health += " (" + (reason.empty() ? "" : reason + ": ") + S(it, "error") + ")";
+    }
     t.AddRow({S(it, "name"), S(it, "kind"), health, it["connected"].GetBool() ? "yes" : "no",
               std::to_string(it["pane_count"].GetInt64()), std::to_string(it["agent_pane_count"].GetInt64()),
               where});

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/process_title.h"
 #include "libagtcore/config.h"
 #include "libagtcore/file_reader.h"
 #include "libagtcore/paths.h"
@@ -120,6 +121,9 @@ int RunWrap(const WrapArgs& a, std::vector<std::string> argv) {
       o.emit_events = false;  // no HOME: the passthrough still works
     }
   }
+  // tmux's automatic-rename then names the window after the agent, as it
+  // would without the wrapper (cli/process_title.h).
+  ShowAsCommand(Basename(o.argv.front()));
   return wrap::RunProxy(o);
 }
 

@@ -13,14 +13,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "cli/json_fields.h"
+#include "libagtcore/clock.h"
 #include "libagtcore/config.h"
 #include "libagtcore/file.h"
+#include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/net/unix_http_client.h"
 #include "libagtcore/process.h"
 #include "libagtcore/ref.h"
@@ -175,7 +181,42 @@ core::Result<DaemonClient> DaemonClient::Open(const ClientOptions& options) {
     auto pid = StartDaemon(c.paths_, options.start_wait);
     if (!pid) return pid.error();
   }
+  if (options.follow_tmux) c.FollowCallerTmux();
   return c;
+}
+
+void DaemonClient::FollowCallerTmux() {
+  const char* tmux = std::getenv("TMUX");
+  if (!tmux || !*tmux) return;
+  auto env = net::ParseTmuxEnv(tmux);
+  if (!env || env->socket_path.empty()) return;
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("tmux_socket");
+  w.String(env->socket_path.c_str(), static_cast<rapidjson::SizeType>(env->socket_path.size()));
+  w.EndObject();
+  auto answer = CallJson("POST", "/v1/follow", sb.GetString(), {"target"});
+  if (!answer) return;
+  // A server just added is not read yet: wait (briefly) for its first read,
+  // so the command that follows sees its panes.
+  const auto& target = JsonObj(*answer, "target");
+  if (!target.IsObject()) return;
+  const std::string name = JsonStr(target, "name");
+  std::string server = JsonStr(target, "server");
+  // Without a collector (agtmuxd --no-observe) nothing will read it.
+  const auto connected = target.FindMember("connected");
+  if (connected == target.MemberEnd() || !connected->value.IsBool() || !connected->value.GetBool()) return;
+  const core::Clock& clock = core::SystemClock::Get();
+  const core::TimeNs deadline = clock.Monotonic() + 2 * core::kNsPerSec;
+  while (server == "unknown" && clock.Monotonic() < deadline) {
+    ::usleep(50 * 1000);
+    auto targets = CallJson("GET", "/v1/targets", "", {"items"});
+    if (!targets || !(*targets)["items"].IsArray()) return;
+    server.clear();
+    for (const auto& t : (*targets)["items"].GetArray())
+      if (JsonStr(t, "name") == name) server = JsonStr(t, "server");
+  }
 }
 
 bool DaemonClient::Alive() {

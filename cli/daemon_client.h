@@ -23,6 +23,7 @@ struct ClientOptions {
   bool autostart = true;                          // start agtmuxd when it does not answer
   core::TimeNs start_wait = 3 * core::kNsPerSec;  // how long to wait for a started daemon
   core::TimeNs call_timeout = 10 * core::kNsPerSec;
+  bool follow_tmux = true;  // inside tmux: FollowCallerTmux once the daemon answers
 };
 
 /// The agtmuxd binary: next to this executable (/proc/self/exe), else PATH.
@@ -55,6 +56,12 @@ class DaemonClient {
                       const std::function<bool(std::string_view line)>& on_line);
 
   const core::Paths& paths() const { return paths_; }
+
+  /// Run inside tmux ($TMUX), asks the daemon to watch that server
+  /// (POST /v1/follow, docs/observe.md "Which server"): a daemon started
+  /// elsewhere then sees the server the user works in. Quiet: a daemon that
+  /// does not answer or refuses leaves the command to report what it sees.
+  void FollowCallerTmux();
 
  private:
   DaemonClient(core::Paths paths, ClientOptions options) : paths_(std::move(paths)), options_(options) {}

@@ -18,6 +18,7 @@
 #include "cli/command.h"
 #include "cli/examples.h"
 #include "cli/exit_codes.h"
+#include "cli/process_title.h"
 #include "cli/usage.h"
 
 namespace agt::cli {
@@ -42,6 +43,7 @@ void AddExampleFooters(CLI::App* app) {
 }  // namespace
 
 int Main(int argc, char** argv) {
+  RememberArgv(argc, argv);
   CLI::App app{"agtmux: the state of every AI coding agent pane in tmux"};
   app.name("agtmux");  // not argv[0]: messages name the command as typed
   app.require_subcommand(1);

@@ -498,12 +498,13 @@ core::Status ActionService::DoAttach(Run& run, const PaneRow& row, const TargetS
                          " \\; attach-session -t " + pane;
     // `--` ends ssh's options: the target is a destination, never an option
     // (targets are validated too: ParseSshTarget). ssh takes no host:port,
-    // so a port becomes -p.
+    // so a port becomes -p. A Host alias stays an alias: ssh reads the
+    // same ~/.ssh/config the daemon did.
     std::vector<std::string> cmd = {"ssh", "-t"};
     std::string destination = target.spec.ssh_target;
     if (auto ssh = ParseSshTarget(target.spec.ssh_target)) {
       destination = (ssh->user.empty() ? "" : ssh->user + "@") + ssh->host;
-      if (ssh->port != 22) cmd.insert(cmd.end(), {"-p", std::to_string(ssh->port)});
+      if (ssh->port != 0 && ssh->port != 22) cmd.insert(cmd.end(), {"-p", std::to_string(ssh->port)});
     }
     cmd.insert(cmd.end(), {"--", destination, remote});
     run.extra.Key("mode").Str("print").Key("command").BeginArray();

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "aggregator/http/api_error.h"
+#include "aggregator/http/tmux_follow.h"
+#include "aggregator/targets/ssh_executor.h"
 #include "libagtcore/event_codec.h"
 #include "libagtcore/json.h"
 #include "libagtcore/ref.h"
@@ -52,6 +54,7 @@ class Api {
     }
     if (p == "/v1/explain") return method_is("GET") ? ex.Reply(Explain(req)) : wrong_method("GET");
     if (p == "/v1/events") return method_is("POST") ? ex.Reply(PostEvents(req)) : wrong_method("POST");
+    if (p == "/v1/follow") return method_is("POST") ? ex.Reply(Follow(req)) : wrong_method("POST");
     if (p == "/v1/targets") {
       if (method_is("GET")) return ex.Reply(Targets());
       if (method_is("POST")) return ex.Reply(AddTarget(req));
@@ -148,8 +151,15 @@ class Api {
     j.Key("default").Bool(t.spec.name == "host");
     j.Key("health").Str(core::TargetHealthName(t.health)).Key("error");
     t.error.empty() ? j.Null() : j.Str(t.error);
+    // The error as one word (SshFailureReason), for scripts and the UI.
+    const std::string_view reason = t.spec.kind == "ssh" ? SshFailureReason(t.error) : std::string_view();
+    j.Key("reason");
+    reason.empty() ? j.Null() : j.Str(std::string(reason));
     j.Key("connected").Bool(t.connected);
     j.Key("server_running").Bool(it != topo.end() && it->second.server_running);
+    // "none": the collector found no server at the socket (not an error for
+    // the collector, but nothing is watched); "unknown": no read yet.
+    j.Key("server").Str(it == topo.end() ? "unknown" : it->second.server_running ? "running" : "none");
     j.Key("pane_count").Int(panes).Key("agent_pane_count").Int(agents);
     j.EndObject();
   }
@@ -189,6 +199,24 @@ class Api {
       *out = d[key].GetString();
     }
     if (spec.kind.empty()) spec.kind = spec.ssh_target.empty() ? "local" : "ssh";
+    return AddSpec(spec);
+  }
+
+  // POST /v1/follow {"tmux_socket"}: the CLI's $TMUX server gets watched
+  // (tmux_follow.h); 200 with the target that already watches it, else 201
+  // with the target added for it.
+  HttpResponse Follow(const HttpRequest& req) {
+    rapidjson::Document d;
+    if (auto parsed = core::ParseJson(req.body, &d); !parsed || !d.IsObject() || !d.HasMember("tmux_socket") ||
+                                                     !d["tmux_socket"].IsString())
+      return Error(400, core::Err::kPayloadInvalid, "body must be a JSON object {\"tmux_socket\": \"/path\"}");
+    auto plan = PlanFollow(ctx_.core->targets(), d["tmux_socket"].GetString());
+    if (!plan) return ErrorResponse(400, plan.error());
+    if (!plan->watched_by.empty()) return OneTarget(200, plan->watched_by);
+    return AddSpec(plan->add);
+  }
+
+  HttpResponse AddSpec(const TargetSpec& spec) {
     if (auto st = ctx_.core->targets().Add(spec); !st) {
       bool exists = st.error().message.find("already exists") != std::string::npos;
       return ErrorResponse(exists ? 409 : 400, st.error());

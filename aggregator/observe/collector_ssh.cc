@@ -2,12 +2,12 @@
 // at a time on the libuv thread pool; its results are applied on the loop.
 #include "aggregator/observe/collector_ssh.h"
 
-#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
 
 #include "aggregator/observe/tmux_format.h"
+#include "aggregator/targets/base64.h"
 #include "libagtcore/file_reader.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/shell.h"
@@ -19,18 +19,6 @@ namespace {
 std::string CaptureMark(const std::string& nonce) { return "==agtmux-capture-" + nonce + " "; }
 
 uint64_t Ms(TimeNs ns) { return ns <= 0 ? 0 : uint64_t((ns + core::kNsPerMs - 1) / core::kNsPerMs); }
-
-core::Result<std::string> DecodeBase64(std::string_view text) {
-  if (text.empty()) return std::string();
-  if (text.size() % 4 != 0) return core::MakeError(core::Err::kPayloadInvalid, "base64 of odd length");
-  std::string out(text.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
-  if (n < 0) return core::MakeError(core::Err::kPayloadInvalid, "not base64");
-  size_t pad = text.size() >= 2 && text[text.size() - 2] == '=' ? 2 : text.back() == '=' ? 1 : 0;
-  out.resize(static_cast<size_t>(n) - pad);
-  return out;
-}
 
 }  // namespace
 
@@ -115,7 +103,7 @@ core::Result<std::map<std::string, std::string>> ParseProcSnapshot(std::string_v
     if (lines[i].substr(0, 2) != "==") continue;
     std::string path(lines[i].substr(2));
     std::string_view data = i + 1 < lines.size() ? lines[i + 1] : std::string_view();
-    auto bytes = DecodeBase64(data);
+    auto bytes = Base64Decode(data);
     if (!bytes) return core::MakeError(core::Err::kPayloadInvalid, path + ": " + bytes.error().message);
     files[path] = std::move(*bytes);
     ++i;

@@ -35,7 +35,9 @@
 namespace agt::agg {
 
 /// "host", "user@host", "user@host:port" or "user@[v6addr]:port" as
-/// SshOptions (known_hosts and keys keep their defaults under ~/.ssh).
+/// SshOptions; `host` may be a ~/.ssh/config Host alias, and what the text
+/// leaves out (user, port 0, keys, known_hosts) comes from that config at
+/// connect time (ResolveSshOptions).
 /// E_TARGET_INVALID naming the problem.
 core::Result<SshOptions> ParseSshTarget(std::string_view text);
 

@@ -4,6 +4,14 @@
 // its timeout. A transport failure drops the session; the next attempt (or
 // the next command) reconnects. Host keys are checked as OpenSSH does, by
 // type, with @revoked keys refused (known_hosts.h says what libssh2 lacks).
+//
+// The options are resolved through ~/.ssh/config at every connect
+// (ResolveSshOptions), so an edit there applies on the next reconnect.
+// ProxyJump: libssh2 handshakes over a socket it send()s and recv()s on, so
+// the target's session runs over one end of a socketpair, and a relay
+// thread on the jump host's session copies bytes between the other end and
+// a direct-tcpip channel to the target. The relay is the only user of the
+// jump session once it runs; it ends when either side closes.
 #include "aggregator/targets/ssh_executor.h"
 
 #include <arpa/inet.h>
@@ -11,7 +19,6 @@
 #include <fcntl.h>
 #include <libssh2.h>
 #include <netdb.h>
-#include <openssl/evp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -19,10 +26,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
+#include <thread>
 
+#include "aggregator/targets/base64.h"
 #include "aggregator/targets/known_hosts.h"
+#include "aggregator/targets/ssh_config.h"
 #include "libagtcore/file.h"
 #include "libagtcore/shell.h"
 #include "libagtcore/unique_fd.h"
@@ -46,22 +57,129 @@ void SleepNs(TimeNs ns) {
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
-std::string Base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<int>(bytes.size()));
-  out.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  return out;
+/// Whether a private key file needs a passphrase: an OpenSSH-format key
+/// whose cipher is not "none", or a PEM key marked ENCRYPTED.
+bool KeyFileEncrypted(std::string_view text) {
+  if (text.find("ENCRYPTED") != std::string_view::npos) return true;  // PEM / PKCS#8
+  static constexpr std::string_view kBegin = "-----BEGIN OPENSSH PRIVATE KEY-----";
+  const size_t begin = text.find(kBegin);
+  if (begin == std::string_view::npos) return false;
+  const size_t end = text.find("-----END", begin + kBegin.size());
+  std::string b64;
+  for (char c : text.substr(begin + kBegin.size(), end == std::string_view::npos ? std::string_view::npos
+                                                                                 : end - begin - kBegin.size()))
+    if (c != '\n' && c != '\r' && c != ' ') b64 += c;
+  auto bytes = Base64Decode(b64);
+  // "openssh-key-v1\0", then the cipher name as an ssh string.
+  static constexpr std::string_view kMagic("openssh-key-v1\0", 15);
+  if (!bytes || bytes->size() < kMagic.size() + 4 || std::string_view(*bytes).substr(0, kMagic.size()) != kMagic)
+    return false;
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes->data()) + kMagic.size();
+  const size_t len = (size_t(p[0]) << 24) | (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | p[3];
+  if (kMagic.size() + 4 + len > bytes->size()) return false;
+  return std::string_view(*bytes).substr(kMagic.size() + 4, len) != "none";
 }
 
-std::string HomeFile(const char* rel) {
-  const char* home = getenv("HOME");
-  return std::string(home ? home : "") + "/" + rel;
+/// The base64 key of `key_file`.pub ("" when there is none).
+std::string PublicKeyOf(const std::string& key_file) {
+  auto text = core::ReadWholeFile(key_file + ".pub");
+  if (!text) return "";
+  const size_t sp = text->find(' ');
+  if (sp == std::string::npos) return "";
+  const size_t end = text->find_first_of(" \n\r", sp + 1);
+  return text->substr(sp + 1, end == std::string::npos ? std::string::npos : end - sp - 1);
+}
+
+/// Copies bytes between `local` (one end of the socketpair the target's
+/// session runs on) and `ch`, a direct-tcpip channel on the jump session,
+/// until either side closes, `wake` is readable, or the jump host stays
+/// silent through `count_max` keepalives. Then shuts `local` down, so the
+/// target's session fails at once instead of waiting for its timeout.
+void Relay(LIBSSH2_SESSION* ssh, int ssh_fd, LIBSSH2_CHANNEL* ch, core::UniqueFd local, core::UniqueFd wake,
+           TimeNs keepalive_interval, int count_max) {
+  constexpr size_t kCap = 1 << 20;
+  std::string up, down;  // local -> channel, channel -> local
+  char buf[16384];
+  TimeNs heard = MonoNow();
+  bool open = true;
+  while (open) {
+    const int dir = libssh2_session_block_directions(ssh);
+    pollfd p[3] = {
+        {local.get(), short((up.size() < kCap ? POLLIN : 0) | (down.empty() ? 0 : POLLOUT)), 0},
+        {ssh_fd, short(POLLIN | ((dir & LIBSSH2_SESSION_BLOCK_OUTBOUND) ? POLLOUT : 0)), 0},
+        {wake.get(), POLLIN, 0}};
+    if (poll(p, 3, 1000) < 0 && errno != EINTR) break;
+    if (p[2].revents) break;
+    if (p[1].revents & POLLIN) heard = MonoNow();
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      const ssize_t n = read(local.get(), buf, sizeof buf);
+      if (n > 0) up.append(buf, size_t(n));
+      else if (n == 0 || errno != EAGAIN) break;  // the target's session is gone
+    }
+    // A packet half sent must go out before any other: libssh2 answers
+    // LIBSSH2_ERROR_BAD_USE to a new one, and a read that wants to send a
+    // window adjustment then fails. So while one waits, nothing is read.
+    bool half_sent = false;
+    while (!up.empty()) {
+      const ssize_t w = libssh2_channel_write(ch, up.data(), up.size());
+      if (w == LIBSSH2_ERROR_EAGAIN)
+        half_sent = libssh2_session_block_directions(ssh) & LIBSSH2_SESSION_BLOCK_OUTBOUND;
+      if (w < 0 && w != LIBSSH2_ERROR_EAGAIN) open = false;
+      if (w <= 0) break;
+      up.erase(0, size_t(w));
+    }
+    while (open && !half_sent && down.size() < kCap) {
+      const ssize_t n = libssh2_channel_read(ch, buf, sizeof buf);
+      if (n == LIBSSH2_ERROR_EAGAIN) break;
+      if (n < 0) open = false;
+      if (n <= 0) break;
+      down.append(buf, size_t(n));
+    }
+    if (libssh2_channel_eof(ch) && down.empty()) break;
+    while (!down.empty()) {
+      const ssize_t w = write(local.get(), down.data(), down.size());
+      if (w <= 0) {
+        if (w < 0 && errno != EAGAIN) open = false;
+        break;
+      }
+      down.erase(0, size_t(w));
+    }
+    // A keepalive only when nothing is half sent: libssh2 refuses a new
+    // packet (LIBSSH2_ERROR_BAD_USE) while another waits to go out.
+    const bool quiet = up.empty() && !(libssh2_session_block_directions(ssh) & LIBSSH2_SESSION_BLOCK_OUTBOUND);
+    if (keepalive_interval > 0 && quiet) {
+      int next = 0;
+      const int rc = libssh2_keepalive_send(ssh, &next);
+      if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN) break;
+      if (count_max > 0 && MonoNow() - heard > keepalive_interval * (count_max + 1)) break;
+    }
+  }
+  shutdown(local.get(), SHUT_RDWR);
 }
 
 }  // namespace
 
+std::string_view SshFailureReason(std::string_view m) {
+  auto has = [&](std::string_view what) { return m.find(what) != std::string_view::npos; };
+  // The hop's own reason is inside a ProxyJump failure: test that first.
+  if (has("ssh config: ")) return "config_invalid";
+  if (has("proxy failed: ")) return "proxy_failed";
+  if (has("marked @revoked")) return "host_key_revoked";
+  if (has("(possible impersonation)") || has("does not list for it")) return "host_key_mismatch";
+  if (has("host not in known_hosts") || has("cannot read known_hosts")) return "host_key_unknown";
+  if (has("authentication failed")) return "auth_failed";
+  if (has("timed out")) return "timeout";
+  if (has("Connection refused")) return "refused";
+  if (has("resolve: ")) return "unresolved";
+  return "";
+}
+
 struct SshExecutor::Session {
+  // Destroyed last: a target's session runs over this jump host's relay.
+  std::unique_ptr<SshExecutor> jump;
+  // On a jump host's session: the relay thread, and the pipe that stops it.
+  std::thread relay;
+  core::UniqueFd relay_wake;
   core::UniqueFd sock;
   LIBSSH2_SESSION* ssh = nullptr;
   /// Says goodbye, then frees the session without waiting on the peer.
@@ -74,6 +192,10 @@ struct SshExecutor::Session {
   /// read or write fail at once, and libssh2 frees a channel whose
   /// transport has failed without waiting.
   ~Session() {
+    if (relay.joinable()) {
+      relay_wake.Reset();  // the relay sees the pipe's end and stops
+      relay.join();
+    }
     if (!ssh) return;
     libssh2_session_set_blocking(ssh, 0);
     // The DISCONNECT is a courtesy: give it a moment to leave, no more.
@@ -101,14 +223,6 @@ struct SshExecutor::Session {
 SshExecutor::SshExecutor(SshOptions options) : options_(std::move(options)) {
   static const int init = libssh2_init(0);
   (void)init;
-  if (options_.user.empty()) {
-    const char* u = getenv("USER");
-    options_.user = u ? u : "root";
-  }
-  if (options_.known_hosts.empty()) options_.known_hosts = HomeFile(".ssh/known_hosts");
-  if (options_.identity_files.empty())
-    options_.identity_files = {HomeFile(".ssh/id_ed25519"), HomeFile(".ssh/id_ecdsa"),
-                               HomeFile(".ssh/id_rsa")};
 }
 
 SshExecutor::~SshExecutor() = default;
@@ -117,33 +231,74 @@ void SshExecutor::Drop() { session_.reset(); }
 
 core::Status SshExecutor::Connect() {
   if (session_) return core::Ok();
-  const std::string where = options_.host + ":" + std::to_string(options_.port);
+  // ~/.ssh/config is read now, so an edit applies on the next reconnect;
+  // a config agtmux cannot read is a reason retries cannot fix.
+  auto resolved = ResolveSshOptions(options_);
+  if (!resolved) {
+    definite_ = true;
+    return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": ssh config: " + resolved.error().message);
+  }
+  const SshOptions& o = *resolved;
+  std::string where = o.host + ":" + std::to_string(o.port);
+  if (o.host != options_.host) where = options_.host + " (" + where + ")";
   auto unreachable = [&](const std::string& why) {
     return MakeError(Err::kTargetUnreachable, "ssh " + where + ": " + why);
   };
-  const TimeNs deadline = MonoNow() + options_.connect_timeout;
-
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  int gai = getaddrinfo(options_.host.c_str(), std::to_string(options_.port).c_str(), &hints, &res);
-  if (gai != 0) return unreachable(std::string("resolve: ") + gai_strerror(gai));
-  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(res, freeaddrinfo);
-
+  const TimeNs deadline = MonoNow() + o.connect_timeout;
   auto s = std::make_unique<Session>();
-  s->sock.Reset(socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!s->sock.valid()) return unreachable(std::string("socket: ") + strerror(errno));
-  if (connect(s->sock.get(), res->ai_addr, res->ai_addrlen) != 0) {
-    if (errno != EINPROGRESS) return unreachable(std::string("connect: ") + strerror(errno));
-    pollfd p{s->sock.get(), POLLOUT, 0};
-    TimeNs left = deadline - MonoNow();
-    if (poll(&p, 1, int(std::max<TimeNs>(left, 0) / core::kNsPerMs)) <= 0)
-      return unreachable("connect: timed out after " +
-                         std::to_string(options_.connect_timeout / core::kNsPerMs) + " ms");
-    int err = 0;
-    socklen_t len = sizeof err;
-    getsockopt(s->sock.get(), SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err != 0) return unreachable(std::string("connect: ") + strerror(err));
+
+  if (!o.proxy_jump.empty()) {
+    // ProxyJump: the hop's own session (its host key and keys checked as
+    // any target's), a direct-tcpip channel to the target on it, and the
+    // relay thread (see the top of this file).
+    const SshOptions& hop_options = o.proxy_jump.front();
+    const std::string hop = "proxy failed: ProxyJump " + hop_options.host + ":" + std::to_string(hop_options.port);
+    auto jump = std::make_unique<SshExecutor>(hop_options);
+    if (core::Status c = jump->Connect(); !c) {
+      definite_ = jump->definite_;
+      return unreachable(hop + ": " + c.error().message);
+    }
+    Session& js = *jump->session_;
+    LIBSSH2_CHANNEL* ch = nullptr;
+    while (!(ch = libssh2_channel_direct_tcpip_ex(js.ssh, o.host.c_str(), o.port, "127.0.0.1", 22))) {
+      if (libssh2_session_last_errno(js.ssh) != LIBSSH2_ERROR_EAGAIN) {
+        char* msg = nullptr;
+        libssh2_session_last_error(js.ssh, &msg, nullptr, 0);
+        return unreachable(hop + ": the jump host did not open a channel to " + o.host + ":" +
+                           std::to_string(o.port) + " (" + (msg ? msg : "refused") + ")");
+      }
+      if (!js.Wait(deadline)) return unreachable(hop + ": channel to the target timed out");
+    }
+    int pair[2], wake[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) != 0 ||
+        pipe2(wake, O_CLOEXEC) != 0)
+      return unreachable(hop + ": " + strerror(errno));
+    s->sock.Reset(pair[0]);
+    js.relay_wake.Reset(wake[1]);
+    js.relay = std::thread(Relay, js.ssh, js.sock.get(), ch, core::UniqueFd(pair[1]), core::UniqueFd(wake[0]),
+                           hop_options.keepalive_interval, hop_options.keepalive_count_max);
+    s->jump = std::move(jump);
+  } else {
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    int gai = getaddrinfo(o.host.c_str(), std::to_string(o.port).c_str(), &hints, &res);
+    if (gai != 0) return unreachable(std::string("resolve: ") + gai_strerror(gai));
+    std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(res, freeaddrinfo);
+    s->sock.Reset(socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (!s->sock.valid()) return unreachable(std::string("socket: ") + strerror(errno));
+    if (connect(s->sock.get(), res->ai_addr, res->ai_addrlen) != 0) {
+      if (errno != EINPROGRESS) return unreachable(std::string("connect: ") + strerror(errno));
+      pollfd p{s->sock.get(), POLLOUT, 0};
+      TimeNs left = deadline - MonoNow();
+      if (poll(&p, 1, int(std::max<TimeNs>(left, 0) / core::kNsPerMs)) <= 0)
+        return unreachable("connect: timed out after " + std::to_string(o.connect_timeout / core::kNsPerMs) +
+                           " ms");
+      int err = 0;
+      socklen_t len = sizeof err;
+      getsockopt(s->sock.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+      if (err != 0) return unreachable(std::string("connect: ") + strerror(err));
+    }
   }
 
   s->ssh = libssh2_session_init();
@@ -152,14 +307,16 @@ core::Status SshExecutor::Connect() {
 
   // known_hosts is read before the handshake: the key types it holds for
   // this host are the host-key methods we ask for first, as OpenSSH does,
-  // so a server with several host keys shows the one we know.
+  // so a server with several host keys shows the one we know. libssh2
+  // reads hashed entries (|1|salt|hash, HMAC-SHA1 of the name or of
+  // "[name]:port") itself.
   LIBSSH2_KNOWNHOSTS* kh = libssh2_knownhost_init(s->ssh);
   std::unique_ptr<LIBSSH2_KNOWNHOSTS, decltype(&libssh2_knownhost_free)> khg(kh, libssh2_knownhost_free);
-  auto known_text = core::ReadWholeFile(options_.known_hosts);
+  auto known_text = core::ReadWholeFile(o.known_hosts);
   if (!kh || !known_text ||
-      libssh2_knownhost_readfile(kh, options_.known_hosts.c_str(), LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0) {
+      libssh2_knownhost_readfile(kh, o.known_hosts.c_str(), LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0) {
     definite_ = true;
-    return unreachable("cannot read known_hosts " + options_.known_hosts);
+    return unreachable("cannot read known_hosts " + o.known_hosts);
   }
   std::vector<int> known_types;
   for (int type : {LIBSSH2_HOSTKEY_TYPE_ED25519, LIBSSH2_HOSTKEY_TYPE_ECDSA_256, LIBSSH2_HOSTKEY_TYPE_ECDSA_384,
@@ -167,7 +324,7 @@ core::Status SshExecutor::Connect() {
     // A key that is no key: an entry of this type for this host answers
     // "mismatch", no entry "not found".
     static const char kProbe[] = "agtmux-probe";
-    if (libssh2_knownhost_checkp(kh, options_.host.c_str(), options_.port, kProbe, sizeof kProbe - 1,
+    if (libssh2_knownhost_checkp(kh, o.host.c_str(), o.port, kProbe, sizeof kProbe - 1,
                                  LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
                                      KnownHostKeyMask(type),
                                  nullptr) == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
@@ -197,58 +354,84 @@ core::Status SshExecutor::Connect() {
     if (!key) return unreachable("no host key");
     definite_ = true;  // a wrong, revoked or unknown host key will not fix itself
     const std::string type_name(HostKeyTypeName(type));
-    const std::string presented = type_name + " " + Base64(std::string_view(key, len));
+    const std::string presented = type_name + " " + Base64Encode(std::string_view(key, len));
     for (const std::string& revoked : RevokedKeys(*known_text))
       if (revoked == presented)
-        return unreachable("the host's " + type_name + " key is marked @revoked in " + options_.known_hosts +
-                           "; refused");
+        return unreachable("the host's " + type_name + " key is marked @revoked in " + o.known_hosts + "; refused");
     libssh2_knownhost* found = nullptr;
-    int check = libssh2_knownhost_checkp(kh, options_.host.c_str(), options_.port, key, len,
+    int check = libssh2_knownhost_checkp(kh, o.host.c_str(), o.port, key, len,
                                          LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
                                              KnownHostKeyMask(type),
                                          &found);
     if (check == LIBSSH2_KNOWNHOST_CHECK_MISMATCH)
-      return unreachable("the host's " + type_name + " key does not match the one in " + options_.known_hosts +
+      return unreachable("the host's " + type_name + " key does not match the one in " + o.known_hosts +
                          " (possible impersonation)");
     if (check != LIBSSH2_KNOWNHOST_CHECK_MATCH) {
       if (!known_types.empty())
-        return unreachable("the host offered a " + type_name + " key, which " + options_.known_hosts +
+        return unreachable("the host offered a " + type_name + " key, which " + o.known_hosts +
                            " does not list for it (it lists other key types)");
-      return unreachable("host not in known_hosts " + options_.known_hosts);
+      const bool ca = known_text->find("@cert-authority") != std::string::npos;
+      return unreachable("host not in known_hosts " + o.known_hosts +
+                         (ca ? " (its @cert-authority lines are not supported: list the host's own key)" : ""));
     }
     definite_ = false;
   }
 
-  // Authentication: the agent's identities first, then key files.
+  // Authentication: the agent's identities first (with IdentitiesOnly,
+  // only those of the key files), then the key files. A passphrase-
+  // protected file is never decrypted here: such keys work through the
+  // agent only, and the refusal says so.
   bool authed = false;
-  if (options_.use_agent && getenv("SSH_AUTH_SOCK")) {
+  std::vector<std::string> wanted;  // IdentitiesOnly: the key files' public keys
+  if (o.identities_only)
+    for (const auto& f : o.identity_files)
+      if (std::string pub = PublicKeyOf(f); !pub.empty()) wanted.push_back(pub);
+  const char* agent_sock = getenv("SSH_AUTH_SOCK");
+  const bool agent_used = o.use_agent && agent_sock && *agent_sock;
+  if (agent_used) {
     libssh2_session_set_blocking(s->ssh, 1);
-    libssh2_session_set_timeout(s->ssh, long(options_.connect_timeout / core::kNsPerMs));
+    libssh2_session_set_timeout(s->ssh, long(o.connect_timeout / core::kNsPerMs));
     LIBSSH2_AGENT* agent = libssh2_agent_init(s->ssh);
     if (agent && libssh2_agent_connect(agent) == 0 && libssh2_agent_list_identities(agent) == 0) {
       libssh2_agent_publickey* prev = nullptr;
       libssh2_agent_publickey* id = nullptr;
       while (!authed && libssh2_agent_get_identity(agent, &id, prev) == 0) {
-        if (libssh2_agent_userauth(agent, options_.user.c_str(), id) == 0) authed = true;
         prev = id;
+        const std::string blob = Base64Encode(std::string_view(reinterpret_cast<const char*>(id->blob), id->blob_len));
+        if (o.identities_only && std::find(wanted.begin(), wanted.end(), blob) == wanted.end()) continue;
+        if (libssh2_agent_userauth(agent, o.user.c_str(), id) == 0) authed = true;
       }
       libssh2_agent_disconnect(agent);
     }
     if (agent) libssh2_agent_free(agent);
     libssh2_session_set_blocking(s->ssh, 0);
   }
-  for (const auto& key : options_.identity_files) {
+  std::vector<std::string> locked;  // passphrase-protected key files
+  for (const auto& key : o.identity_files) {
     if (authed) break;
-    if (access(key.c_str(), R_OK) != 0) continue;
-    while ((rc = libssh2_userauth_publickey_fromfile(s->ssh, options_.user.c_str(), nullptr,
-                                                     key.c_str(), nullptr)) == LIBSSH2_ERROR_EAGAIN)
+    auto text = core::ReadWholeFile(key);
+    if (!text) continue;
+    if (KeyFileEncrypted(*text)) {
+      locked.push_back(key);
+      continue;
+    }
+    while ((rc = libssh2_userauth_publickey_fromfile(s->ssh, o.user.c_str(), nullptr, key.c_str(), nullptr)) ==
+           LIBSSH2_ERROR_EAGAIN)
       if (!s->Wait(deadline)) return unreachable("auth: timed out");
     if (rc == 0) authed = true;
   }
   if (!authed) {
     definite_ = true;
-    return unreachable("authentication failed for user " + options_.user);
+    std::string why = "authentication failed for user " + o.user;
+    if (!locked.empty())
+      why += ": the key " + locked.front() +
+             " is passphrase-protected, and agtmux uses such keys only through ssh-agent (" +
+             (agent_used ? "the agent at $SSH_AUTH_SOCK does not offer it" : "SSH_AUTH_SOCK is not set") +
+             "; run ssh-add " + locked.front() + ")";
+    return unreachable(why);
   }
+  if (o.keepalive_interval > 0)
+    libssh2_keepalive_config(s->ssh, 1, unsigned(std::max<TimeNs>(o.keepalive_interval / core::kNsPerSec, 1)));
   session_ = std::move(s);
   ++handshakes_;
   return core::Ok();
@@ -286,13 +469,19 @@ core::Result<ExecResult> SshExecutor::RunOnce(const std::string& command,
   char buf[32768];
   while (true) {
     bool progress = false;
+    // While a stdin packet is half sent, nothing else may be sent (libssh2
+    // answers LIBSSH2_ERROR_BAD_USE), and a read may send a window
+    // adjustment: so it is not read until the packet is out.
+    bool half_sent = false;
     if (!in_done) {
       ssize_t w = libssh2_channel_write(ch, options.stdin_data.data() + in_off,
                                         options.stdin_data.size() - in_off);
       if (w > 0) {
         in_off += size_t(w);
         progress = true;
-      } else if (w != LIBSSH2_ERROR_EAGAIN) {
+      } else if (w == LIBSSH2_ERROR_EAGAIN) {
+        half_sent = libssh2_session_block_directions(s.ssh) & LIBSSH2_SESSION_BLOCK_OUTBOUND;
+      } else {
         in_done = true;
       }
       if (in_off >= options.stdin_data.size()) {
@@ -302,6 +491,7 @@ core::Result<ExecResult> SshExecutor::RunOnce(const std::string& command,
       }
     }
     for (int stream : {0, SSH_EXTENDED_DATA_STDERR}) {
+      if (half_sent) break;
       ssize_t n;
       while ((n = libssh2_channel_read_ex(ch, stream, buf, sizeof buf)) > 0) {
         std::string& into = stream == 0 ? result.out : result.err;
@@ -333,23 +523,45 @@ core::Result<ExecResult> SshExecutor::Run(const std::vector<std::string>& argv,
   if (argv.empty()) return MakeError(Err::kInternal, "ssh: empty argv");
   const std::string command = core::ShellJoin(argv);
   static thread_local std::mt19937 rng{std::random_device{}()};
+  std::uniform_real_distribution<double> jitter(1.0 - options_.jitter, 1.0 + options_.jitter);
+  // Backoff between reconnects: a host that is down is not asked again
+  // before next_connect_.
+  if (!session_ && connect_failures_ > 0 && MonoNow() < next_connect_)
+    return core::Error{connect_error_.code,
+                       connect_error_.message + " (next attempt in " +
+                           std::to_string((next_connect_ - MonoNow()) / core::kNsPerMs + 1) + " ms)"};
   core::Error last{Err::kTargetUnreachable, "ssh " + options_.host + ": not attempted"};
+  bool connected = false;  // in the last attempt
   for (size_t attempt = 0; attempt <= options_.retry_delays.size(); ++attempt) {
-    if (attempt > 0) {
-      std::uniform_real_distribution<double> j(1.0 - options_.jitter, 1.0 + options_.jitter);
-      SleepNs(TimeNs(double(options_.retry_delays[attempt - 1]) * j(rng)));
-    }
+    if (attempt > 0) SleepNs(TimeNs(double(options_.retry_delays[attempt - 1]) * jitter(rng)));
     definite_ = false;
+    if (session_) {
+      // ServerAliveInterval: libssh2 sends a keepalive once the interval
+      // has passed (else nothing); a transport that fails it is dropped.
+      int next = 0;
+      const int rc = libssh2_keepalive_send(session_->ssh, &next);
+      if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN) Drop();
+    }
     core::Status c = Connect();
+    connected = c.ok();
     if (!c.ok()) {
       last = c.error();
       if (definite_) break;  // host key or auth: retrying cannot help
       continue;
     }
+    connect_failures_ = 0;
     auto r = RunOnce(command, options);
     if (r.ok()) return r;
     last = r.error();
     Drop();  // the session may be wedged: reconnect on the next attempt
+  }
+  if (!connected) {
+    ++connect_failures_;
+    TimeNs delay = options_.reconnect_backoff;
+    for (int i = 1; i < connect_failures_ && delay < options_.reconnect_backoff_max; ++i) delay *= 2;
+    delay = std::min(delay, options_.reconnect_backoff_max);
+    next_connect_ = MonoNow() + TimeNs(double(delay) * jitter(rng));
+    connect_error_ = last;
   }
   return last;
 }

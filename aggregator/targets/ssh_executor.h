@@ -1,8 +1,12 @@
 // The ssh TargetExecutor (docs/spec.md §9): libssh2 with one persistent session per
 // target (no handshake per command), connect timeout 3 s, command timeout
 // 5 s, 2 retries after 250 ms and 1 s (with jitter) when the transport
-// fails. The host key must match known_hosts; keys come from ssh-agent,
-// then ~/.ssh/id_ed25519, id_ecdsa, id_rsa. Nothing secret is stored.
+// fails, then a backoff (1 s doubling to 30 s, with jitter) before the next
+// connect. The target is read as ssh reads it: ~/.ssh/config (ssh_config.h)
+// gives aliases, users, ports, keys and a ProxyJump hop. The host key must
+// match known_hosts; keys come from ssh-agent, then the key files
+// (a passphrase-protected file only through the agent). Nothing secret is
+// stored.
 // The remote side runs a shell, so every argument is shell-quoted
 // (core::ShellJoin).
 #pragma once
@@ -19,17 +23,43 @@ namespace agt::agg {
 class SshChannel;
 
 struct SshOptions {
-  std::string host;                         // address or name
-  int port = 22;
-  std::string user;                         // empty: $USER
-  std::string known_hosts;                  // empty: ~/.ssh/known_hosts
-  std::vector<std::string> identity_files;  // empty: ~/.ssh/id_{ed25519,ecdsa,rsa}
+  std::string host;                         // address, name or ~/.ssh/config Host alias
+  int port = 0;                             // 0: the config's Port, else 22
+  std::string user;                         // empty: the config's User, else $USER
+  std::string known_hosts;                  // empty: UserKnownHostsFile, else ~/.ssh/known_hosts
+  std::vector<std::string> identity_files;  // empty: IdentityFile, else ~/.ssh/id_{ed25519,ecdsa,rsa}
   bool use_agent = true;                    // try $SSH_AUTH_SOCK first
-  core::TimeNs connect_timeout = 3 * core::kNsPerSec;
+  bool identities_only = false;             // only the agent's keys that match identity_files
+  /// The OpenSSH client config read for `host` (ssh_config.h) at every
+  /// connect: empty means ~/.ssh/config, "none" reads none. A value set
+  /// above wins over the config's (as ssh's command line does).
+  std::string ssh_config;
+  core::TimeNs connect_timeout = 0;         // 0: ConnectTimeout, else 3 s
+  core::TimeNs keepalive_interval = 0;      // ServerAliveInterval; 0: none
+  int keepalive_count_max = 3;              // ServerAliveCountMax
+  std::vector<SshOptions> proxy_jump;       // ProxyJump: at most one hop, resolved
   std::vector<core::TimeNs> retry_delays = {250 * core::kNsPerMs, 1 * core::kNsPerSec};
   double jitter = 0.2;                      // each delay * (1 ± jitter)
+  /// After a command could not connect (retries included), no new connect
+  /// is tried for this long, doubling per failure up to the max (with
+  /// jitter); meanwhile Run answers the last failure at once.
+  core::TimeNs reconnect_backoff = 1 * core::kNsPerSec;
+  core::TimeNs reconnect_backoff_max = 30 * core::kNsPerSec;
 };
 
+/// `given` with the OpenSSH client config applied (HostName, User, Port,
+/// IdentityFile with its tokens, IdentitiesOnly, ProxyJump, the keepalive
+/// and timeout keywords, UserKnownHostsFile) and the defaults filled in;
+/// the result reads no config again (ssh_config = "none"). E_CONFIG_INVALID
+/// naming file:line, or E_UNSUPPORTED for what agtmux cannot do (a
+/// ProxyJump of more than one hop).
+core::Result<SshOptions> ResolveSshOptions(const SshOptions& given);
+
+/// Why an ssh target is unreachable, read from the executor's error
+/// message, as one word for /v1/targets: "config_invalid", "proxy_failed",
+/// "host_key_revoked", "host_key_mismatch", "host_key_unknown",
+/// "auth_failed", "timeout", "refused", "unresolved"; "" when none fits.
+std::string_view SshFailureReason(std::string_view message);
 
 class SshExecutor final : public TargetExecutor {
  public:
@@ -57,6 +87,9 @@ class SshExecutor final : public TargetExecutor {
   std::unique_ptr<Session> session_;
   int64_t handshakes_ = 0;
   bool definite_ = false;  // the last Connect failed for a reason retries cannot fix
+  int connect_failures_ = 0;    // Runs in a row that could not connect
+  core::TimeNs next_connect_ = 0;  // monotonic; no connect before it
+  core::Error connect_error_{core::Err::kTargetUnreachable, ""};  // the last of them
 
  public:
   // Channels of the one session for a long-lived byte stream (federation,

@@ -117,6 +117,16 @@ class App {
     core::Status st = conn_.Open(paths_.socket_path, "/v1/watch" + q);
     if (st) {
       last_byte_ = now;
+      if (!followed_) {
+        // Inside tmux: the server this ui runs in gets watched (DaemonClient::FollowCallerTmux).
+        followed_ = true;
+        worker_.Post([]() -> std::function<void()> {
+          ClientOptions o;
+          o.autostart = false;
+          (void)DaemonClient::Open(o);
+          return [] {};
+        });
+      }
       return;
     }
     if (!tried_start_ && options_.autostart) {
@@ -256,7 +266,7 @@ class App {
     next_preview_ = now + kPreviewEvery;
     const int lines = std::max(10, screen_->rows());
     worker_.Post([this, key = r->key, ref = r->ref, lines]() -> std::function<void()> {
-      auto out = ViewOutput(ref, lines);
+      auto out = ViewOutput(ref, lines, /*escapes=*/true);  // the preview keeps the pane's colours
       std::string text = out ? *out : "(" + FirstLine(out.error().ToString()) + ")";
       return [this, key, text] {
         preview_busy_ = false;
@@ -273,7 +283,7 @@ class App {
   Screen* screen_ = nullptr;
   core::TimeNs last_byte_ = 0, next_connect_ = 0, next_preview_ = 0;
   int64_t drawn_second_ = -1;
-  bool dirty_ = true, quit_ = false, tried_start_ = false, preview_busy_ = false;
+  bool dirty_ = true, quit_ = false, tried_start_ = false, preview_busy_ = false, followed_ = false;
   std::string preview_for_;
   std::vector<std::string> exec_;
   std::FILE* stats_ = nullptr;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "cli/table.h"
+#include "cli/ui/ansi_line.h"
 
 namespace agt::cli::ui {
 namespace {
@@ -101,11 +102,12 @@ std::string FilterText(const Filters& f) {
   if (f.waiting_only) out += " [waiting only]";
   if (!f.agent.empty()) out += " [agent " + f.agent + "]";
   if (!f.target.empty()) out += " [target " + f.target + "]";
+  if (!f.text.empty()) out += " [/" + f.text + "]";
   return out;
 }
 
 constexpr const char* kKeys =
-    "j/k move  Enter jump  a/d yes/no  p prompt  w/A/T filter  ? help  q quit";
+    "j/k move  Enter jump  a/d yes/no  p prompt  / w A T filter  ? help  q quit";
 
 }  // namespace
 
@@ -123,9 +125,11 @@ const std::vector<std::string>& HelpLines() {
       "  w                 filter: waiting panes only (again: all)",
       "  A                 filter: next agent (cycles; after the last: all)",
       "  T                 filter: next target (cycles; after the last: all)",
+      "  /                 filter by typed words (agent, target, session, state,",
+      "                    text; agent:x target:x ...): Enter keeps, Esc clears",
       "  x                 clear the filters",
       "  ?                 this help (any key closes it)",
-      "  q, Esc            quit",
+      "  q, Esc            quit (Esc first clears a typed filter)",
       "",
       "Answers go through the guarded respond and send (docs/actions.md):",
       "nothing is typed into a pane whose state moved since it was shown.",
@@ -199,8 +203,7 @@ std::vector<FrameLine> BuildFrame(Model* model, int cols, int rows, core::TimeNs
       const int li = scroll + i;
       if (li >= static_cast<int>(lines.size())) {
         if (lines.empty() && i == 0 && model->connection() == Connection::kLive)
-          out.push_back(Line(model->filters().waiting_only || !model->filters().agent.empty() ||
-                                     !model->filters().target.empty()
+          out.push_back(Line(model->filters().any()
                                  ? "  no agent pane matches the filters (x clears them)"
                                  : "  no agent panes (start one with `agtmux wrap <agent>`)",
                              Style::kDim));
@@ -221,27 +224,32 @@ std::vector<FrameLine> BuildFrame(Model* model, int cols, int rows, core::TimeNs
       for (int w = DisplayWidth(label); w < cols; ++w) label += "─";
       out.push_back(Line(label, Style::kDim));
       // The last lines of the captured screen, trailing blank lines dropped.
-      std::vector<std::string> text;
+      std::vector<FrameLine> text;  // in the pane's own colours
       if (r && model->preview_key() == r->key) {
         std::string p = model->preview();
         size_t start = 0;
         while (start <= p.size()) {
           size_t nl = p.find('\n', start);
-          text.push_back(Printable(p.substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
+          text.push_back(AnsiLine(std::string_view(p).substr(start, nl == std::string::npos ? std::string::npos : nl - start)));
           if (nl == std::string::npos) break;
           start = nl + 1;
         }
-        while (!text.empty() && text.back().find_first_not_of(' ') == std::string::npos) text.pop_back();
+        while (!text.empty() && LineText(text.back()).find_first_not_of(' ') == std::string::npos) text.pop_back();
       }
       const int first = std::max(0, static_cast<int>(text.size()) - preview_h);
       for (int i = 0; i < preview_h; ++i) {
         const int ti = first + i;
-        out.push_back(ti < static_cast<int>(text.size()) ? Line(text[static_cast<size_t>(ti)]) : FrameLine{});
+        out.push_back(ti < static_cast<int>(text.size()) ? text[static_cast<size_t>(ti)] : FrameLine{});
       }
     }
   }
 
-  if (model->prompting()) {
+  if (model->filtering()) {
+    FrameLine p;
+    p.segments.push_back({"filter> ", Style::kPrompt});
+    p.segments.push_back({model->filters().text + "_", Style::kPlain});
+    out.push_back(p);
+  } else if (model->prompting()) {
     const PaneRow* r = model->Selected();
     FrameLine p;
     p.segments.push_back({"prompt for " + (r ? r->ref : std::string("?")) + "> ", Style::kPrompt});
@@ -259,7 +267,10 @@ std::vector<FrameLine> BuildFrame(Model* model, int cols, int rows, core::TimeNs
   } else {
     out.push_back(Line(model->status(), model->status_error() ? Style::kError : Style::kPlain));
   }
-  out.push_back(Line(model->prompting() ? "Enter send  Esc cancel" : kKeys, Style::kDim));
+  out.push_back(Line(model->filtering()   ? "Enter keep the filter  Esc clear it"
+                     : model->prompting() ? "Enter send  Esc cancel"
+                                          : kKeys,
+                     Style::kDim));
   while (static_cast<int>(out.size()) > rows) out.erase(out.begin() + 1);  // tiny terminals: keep title + bottom
   for (auto& l : out) l = Clip(std::move(l), cols);
   return out;

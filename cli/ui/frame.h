@@ -5,6 +5,7 @@
 // paints these lines, so the layout has unit tests without a terminal.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,19 @@ namespace agt::cli::ui {
 
 enum class Style { kPlain, kTitle, kHeader, kSelected, kDim, kError, kRed, kYellow, kGreen, kCyan, kPrompt };
 
+/// Segment::attrs bits (the preview's own attributes, cli/ui/ansi_line.h).
+enum : uint8_t { kAttrBold = 1, kAttrDim = 2, kAttrItalic = 4, kAttrUnderline = 8, kAttrReverse = 16 };
+
 struct Segment {
   std::string text;
   Style style = Style::kPlain;
-  bool operator==(const Segment& o) const { return text == o.text && style == o.style; }
+  // Colours of a previewed pane (0-255, -1 = the terminal's default) and
+  // its attributes; used only with Style::kPlain.
+  int16_t fg = -1, bg = -1;
+  uint8_t attrs = 0;
+  bool operator==(const Segment& o) const {
+    return text == o.text && style == o.style && fg == o.fg && bg == o.bg && attrs == o.attrs;
+  }
 };
 
 struct FrameLine {

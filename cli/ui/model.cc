@@ -41,7 +41,46 @@ PaneRow RowOf(const std::string& key, const rapidjson::Value& item) {
   return r;
 }
 
+std::string Lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+bool Contains(const std::string& haystack, const std::string& lower_needle) {
+  return Lower(haystack).find(lower_needle) != std::string::npos;
+}
+
 }  // namespace
+
+bool MatchesText(const rapidjson::Value& item, const std::string& text) {
+  const auto& id = JsonObj(item, "identity");
+  const auto& waiting = JsonObj(item, "waiting");
+  const std::string agent = JsonStr(item, "agent_type"), target = JsonStr(id, "target"),
+                    session = JsonStr(id, "session_name"), state = JsonStr(item, "state");
+  const std::string any[] = {agent, target, session, state, JsonStr(item, "ref"), JsonStr(item, "window_name"),
+                             JsonStr(item, "title"), JsonStr(waiting, "details"), JsonStr(waiting, "question")};
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    std::string word = Lower(text.substr(at, end - at));
+    at = end + 1;
+    if (word.empty()) continue;
+    const size_t colon = word.find(':');
+    const std::string field = colon == std::string::npos ? "" : word.substr(0, colon);
+    const std::string value = word.substr(colon + 1);
+    bool hit = false;
+    if (field == "agent") hit = Contains(agent, value);
+    else if (field == "target") hit = Contains(target, value);
+    else if (field == "session") hit = Contains(session, value);
+    else if (field == "state") hit = Contains(state, value);
+    else
+      for (const std::string& f : any) hit = hit || Contains(f, word);
+    if (!hit) return false;
+  }
+  return true;
+}
 
 void Model::Apply(const rapidjson::Value& line) { items_.Apply(line); }
 
@@ -55,6 +94,7 @@ void Model::Rebuild() {
     if (filters_.waiting_only && !r.waiting()) continue;
     if (!filters_.agent.empty() && r.agent != filters_.agent) continue;
     if (!filters_.target.empty() && r.target != filters_.target) continue;
+    if (!filters_.text.empty() && !MatchesText(*item, filters_.text)) continue;
     rows_.push_back(std::move(r));
   }
   std::sort(rows_.begin(), rows_.end(), [](const PaneRow& a, const PaneRow& b) {
@@ -130,10 +170,41 @@ std::string Model::CycleValue(const std::string& current, bool by_agent) const {
   return it == values.end() ? "" : *it;
 }
 
+void Model::FiltersChanged() {
+  filters_changed_ = true;
+  Rebuild();
+}
+
+// While `/` is typed: the rows follow each key; Enter keeps the filter,
+// Esc clears it.
+void Model::EditFilter(int key) {
+  std::string& t = filters_.text;
+  if (key == kKeyEnter) {
+    filtering_ = false;
+    return;
+  }
+  if (key == kKeyEscape) {
+    filtering_ = false;
+    t.clear();
+  } else if (key == kKeyBackspace) {
+    while (!t.empty() && (static_cast<unsigned char>(t.back()) & 0xC0) == 0x80) t.pop_back();
+    if (!t.empty()) t.pop_back();
+  } else if (key >= 0x20 && key < 0x110000 && key != 0x7F) {
+    core::AppendUtf8(&t, static_cast<uint32_t>(key));
+  } else {
+    return;
+  }
+  FiltersChanged();
+}
+
 Intent Model::HandleKey(int key) {
   Intent none;
   if (help_) {
     help_ = false;  // any key closes the help; q still quits from the list
+    return none;
+  }
+  if (filtering_) {
+    EditFilter(key);
     return none;
   }
   if (prompting_) {
@@ -173,8 +244,15 @@ Intent Model::HandleKey(int key) {
     return i;
   };
   switch (key) {
-    case 'q':
-    case kKeyEscape: {
+    case kKeyEscape:
+      // Esc clears a typed filter first; with none, it quits as q does.
+      if (!filters_.text.empty()) {
+        filters_.text.clear();
+        FiltersChanged();
+        return none;
+      }
+      [[fallthrough]];
+    case 'q': {
       Intent q;
       q.kind = Intent::kQuit;
       return q;
@@ -190,6 +268,7 @@ Intent Model::HandleKey(int key) {
     case 'G':
     case kKeyEnd: Select(static_cast<int>(lines_.size()) - 1); return none;
     case '?': help_ = true; return none;
+    case '/': filtering_ = true; return none;
     case 'w':
       filters_.waiting_only = !filters_.waiting_only;
       filters_changed_ = true;

@@ -52,7 +52,15 @@ struct Filters {
   bool waiting_only = false;
   std::string agent;   // "" = every agent
   std::string target;  // "" = every target
+  std::string text;    // typed after `/`: every word must match (see MatchesText)
+  bool any() const { return waiting_only || !agent.empty() || !target.empty() || !text.empty(); }
 };
+
+/// The typed filter: each whitespace-separated word must occur
+/// (case-insensitively) in one of the pane's agent, target, session, state,
+/// ref, window name, title, or what it waits on; `agent:`, `target:`,
+/// `session:` and `state:` before a word limit it to that field.
+bool MatchesText(const rapidjson::Value& item, const std::string& text);
 
 enum class Connection { kConnecting, kLive, kNotAnswering };
 
@@ -103,6 +111,8 @@ class Model {
   const std::string& preview_key() const { return preview_key_; }
 
   bool help() const { return help_; }
+  /// True while the `/` filter is typed (the text is filters().text).
+  bool filtering() const { return filtering_; }
   /// True while a prompt is typed (the text so far in prompt_text()).
   bool prompting() const { return prompting_; }
   const std::string& prompt_text() const { return prompt_; }
@@ -114,6 +124,8 @@ class Model {
   void Move(int delta);
   void Select(int line);
   std::string CycleValue(const std::string& current, bool by_agent) const;
+  void EditFilter(int key);
+  void FiltersChanged();
 
   WatchItems items_;
   uint64_t built_generation_ = UINT64_MAX;
@@ -127,7 +139,7 @@ class Model {
   std::string status_;
   bool status_error_ = false;
   std::string preview_, preview_key_;
-  bool help_ = false, prompting_ = false;
+  bool help_ = false, prompting_ = false, filtering_ = false;
   std::string prompt_;
 };
 

@@ -5,6 +5,7 @@
 
 #include <curses.h>
 
+#include <climits>
 #include <clocale>
 #include <cstdlib>
 
@@ -34,7 +35,26 @@ Screen::Screen() {
     init_pair(kPairYellow, COLOR_YELLOW, -1);
     init_pair(kPairGreen, COLOR_GREEN, -1);
     init_pair(kPairCyan, COLOR_CYAN, -1);
+    next_pair_ = kPairCyan + 1;
   }
+}
+
+short Screen::PairFor(int16_t fg, int16_t bg) {
+  if (fg < 0 && bg < 0) return 0;
+  auto it = pairs_.find({fg, bg});
+  if (it != pairs_.end()) return it->second;
+  // A colour the terminal lacks: a bright one (8-15) as its base colour,
+  // anything else as the default.
+  auto fit = [](int16_t c) -> short {
+    if (c < COLORS) return c;
+    if (c < 16 && c - 8 < COLORS) return static_cast<short>(c - 8);
+    return -1;
+  };
+  short pair = 0;
+  if (next_pair_ < COLOR_PAIRS && next_pair_ < SHRT_MAX && init_pair(next_pair_, fit(fg), fit(bg)) == OK)
+    pair = next_pair_++;
+  pairs_[{fg, bg}] = pair;
+  return pair;
 }
 
 Screen::~Screen() { End(); }
@@ -100,6 +120,13 @@ size_t Screen::Paint(const std::vector<FrameLine>& frame) {
         case Style::kCyan: pair = kPairCyan; break;
         case Style::kPrompt: a = A_BOLD, pair = kPairCyan; break;
       }
+      // A previewed pane's own colours and attributes.
+      if (seg.attrs & kAttrBold) a |= A_BOLD;
+      if (seg.attrs & kAttrDim) a |= A_DIM;
+      if (seg.attrs & kAttrItalic) a |= A_ITALIC;
+      if (seg.attrs & kAttrUnderline) a |= A_UNDERLINE;
+      if (seg.attrs & kAttrReverse) a |= A_REVERSE;
+      if (color_ && pair == 0 && (seg.fg >= 0 || seg.bg >= 0)) pair = PairFor(seg.fg, seg.bg);
       if (!color_) pair = 0;
       attrset(a | COLOR_PAIR(pair));
       addstr(seg.text.c_str());

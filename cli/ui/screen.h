@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "cli/ui/frame.h"
@@ -36,7 +38,13 @@ class Screen {
   void End();
 
  private:
+  /// The colour pair for a previewed pane's (fg, bg), made on first use;
+  /// 0 (the default colours) when the terminal has no pair left.
+  short PairFor(int16_t fg, int16_t bg);
+
   std::vector<FrameLine> last_;
+  std::map<std::pair<int16_t, int16_t>, short> pairs_;
+  short next_pair_ = 0;
   bool color_ = false, ended_ = false, resized_ = false;
 };
 

@@ -2,8 +2,15 @@
 // --json and as a table, watch --once --format jsonl, explain, status-line,
 // target add/list/remove, daemon status/stop, and a clear error (exit 3,
 // E_DAEMON_UNREACHABLE, how to start it) when the daemon cannot be reached.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <rapidjson/document.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include "tests/agg/daemon_harness.h"
 
@@ -76,7 +83,10 @@ TEST_F(CliTest, StartsTheDaemonOnDemandAndReadsThroughIt) {
 
   auto sl = Agtmux({"status-line"});
   EXPECT_EQ(sl.status, 0);
-  EXPECT_EQ(sl.out, "⚠1\n");
+  EXPECT_EQ(sl.out, "⚠1 claude\n") << "what waits is named; a pane no collector placed has no session:window";
+  EXPECT_EQ(Agtmux({"status-line", "--tmux"}).out, "#[fg=yellow,bold]⚠1 claude#[default]\n");
+  EXPECT_EQ(Agtmux({"status-line", "--ascii", "--plain"}).out, "W1 claude\n");
+  EXPECT_EQ(Agtmux({"status-line", "--tmux", "--plain"}).status, 2) << "the two styles exclude each other";
 
   auto add = Agtmux({"target", "add", "lab", "--kind", "local", "--tmux-socket", env_.root + "/tmux/lab.sock"});
   EXPECT_EQ(add.status, 0) << add.err;
@@ -150,6 +160,33 @@ TEST_F(CliTest, AnAgentVersionTheSetWasNotVerifiedOnIsShownWithoutChangingTheSta
   ASSERT_EQ(explain.status, 0) << explain.err;
   EXPECT_NE(explain.out.find("claude 0.0.1-never"), std::string::npos) << explain.out;
   EXPECT_NE(explain.out.find("verified no: 0.0.1-never"), std::string::npos) << explain.out;
+}
+
+// A port on 127.0.0.1 that nothing listens on (bound, then closed).
+int ClosedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), len), 0);
+  EXPECT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST_F(CliTest, TargetListSaysWhyAnSshTargetIsUnreachable) {
+  const std::string where = "nobody@127.0.0.1:" + std::to_string(ClosedPort());
+  auto add = Agtmux({"target", "add", "vm1", "--kind", "ssh", "--ssh-target", where});
+  ASSERT_EQ(add.status, 0) << add.err;
+  RunResult list;
+  for (int i = 0; i < 100; ++i) {  // the first scan runs at once; allow a loaded machine
+    list = Agtmux({"target", "list"});
+    if (list.out.find("(refused: ") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  }
+  EXPECT_NE(list.out.find("(refused: "), std::string::npos) << "the reason word, then the message:\n" << list.out;
+  EXPECT_NE(list.out.find(where), std::string::npos) << list.out;
 }
 
 TEST_F(CliTest, UnreachableDaemonIsAClearError) {

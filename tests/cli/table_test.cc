@@ -4,10 +4,10 @@
 
 #include <sstream>
 
+#include "cli/status_line.h"
 #include "cli/table.h"
 
 namespace agt::cli {
-std::string StatusLineText(const rapidjson::Value& summary, bool ascii);
 namespace {
 
 TEST(DisplayWidth, CountsWideGlyphsTwice) {
@@ -138,11 +138,34 @@ TEST(Explain, SaysWhetherTheVersionWasVerified) {
 
 TEST(StatusLine, CompactCounts) {
   rapidjson::Document d;
-  d.Parse(R"({"by_state":{"error":0,"waiting_approval":1,"waiting_input":1,"running":3,"completed":1,"idle":2,"unknown":0}})");
-  EXPECT_EQ(StatusLineText(d, false), "⚠2 ▶3 ✓1");
-  EXPECT_EQ(StatusLineText(d, true), "W2 R3 D1");
-  d.Parse(R"({"by_state":{"error":0,"waiting_approval":0,"waiting_input":0,"running":0,"completed":0,"idle":1,"unknown":0}})");
-  EXPECT_EQ(StatusLineText(d, false), "");
+  d.Parse(R"({"summary":{"by_state":{"error":0,"waiting_approval":0,"waiting_input":0,"running":3,"completed":1,"idle":2,"unknown":0}},"items":[]})");
+  EXPECT_EQ(StatusLineText(d, {}), "▶3 ✓1");
+  EXPECT_EQ(StatusLineText(d, {.ascii = true}), "R3 D1");
+  d.Parse(R"({"summary":{"by_state":{"error":0,"waiting_approval":0,"waiting_input":0,"running":0,"completed":0,"idle":1,"unknown":0}},"items":[]})");
+  EXPECT_EQ(StatusLineText(d, {}), "");
+  EXPECT_EQ(StatusLineText(d, {.tmux = true}), "");
+}
+
+// What waits is named: the agent and session:window of the pane that has
+// waited longest; in status-right each part has its tmux colour, and a '#'
+// in a session name cannot start a style.
+TEST(StatusLine, NamesWhatWaitsAndColoursForTmux) {
+  rapidjson::Document d;
+  d.Parse(R"({"summary":{"by_state":{"error":1,"waiting_approval":1,"waiting_input":1,"running":2,"completed":0}},
+    "items":[
+     {"identity":{"session_name":"api"},"window_index":2,"agent_type":"codex","state":"waiting_input","age_seconds":5},
+     {"identity":{"session_name":"w#[fg=red]"},"window_index":1,"agent_type":"claude","state":"waiting_approval","age_seconds":40},
+     {"identity":{"session_name":"x"},"window_index":0,"agent_type":"gemini","state":"running","age_seconds":90}]})");
+  EXPECT_EQ(StatusLineText(d, {}), "✗1 ⚠2 claude w#[fg=red]:1 ▶2");
+  EXPECT_EQ(StatusLineText(d, {.ascii = true}), "E1 W2 claude w#[fg=red]:1 R2");
+  EXPECT_EQ(StatusLineText(d, {.tmux = true}),
+            "#[fg=red,bold]✗1#[default] #[fg=yellow,bold]⚠2 claude w##[fg=red]:1#[default] "
+            "#[fg=green]▶2#[default]");
+  // A long session name is cut to 12 characters.
+  d.Parse(R"({"summary":{"by_state":{"waiting_input":1}},
+    "items":[{"identity":{"session_name":"a-very-long-session-name"},"window_index":3,"agent_type":"claude",
+              "state":"waiting_input","age_seconds":1}]})");
+  EXPECT_EQ(StatusLineText(d, {}), "⚠1 claude a-very-long-…:3");
 }
 
 }  // namespace

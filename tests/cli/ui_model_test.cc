@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include "cli/table.h"
+#include "cli/ui/ansi_line.h"
 #include "cli/ui/frame.h"
 #include "cli/ui/model.h"
 
@@ -137,6 +138,79 @@ TEST_F(UiModel, TypingAPromptSendsItOnEnter) {
   m_.HandleKey('z');
   EXPECT_EQ(m_.HandleKey(kKeyEscape).kind, Intent::kNone);  // cancels, does not quit
   EXPECT_FALSE(m_.prompting());
+}
+
+// `/` opens a typed filter: the rows follow each key; words match agent,
+// target, session, state or what waits, `field:` limits a word; Enter
+// keeps the filter, Esc clears it (and only then quits).
+TEST_F(UiModel, SlashFiltersByTypedText) {
+  auto type = [&](const std::string& text) {
+    for (char c : text) EXPECT_EQ(m_.HandleKey(static_cast<unsigned char>(c)).kind, Intent::kNone);
+  };
+  m_.HandleKey('/');
+  ASSERT_TRUE(m_.filtering());
+  type("cod");
+  ASSERT_EQ(m_.rows().size(), 1u);
+  EXPECT_EQ(m_.rows()[0].agent, "codex");
+  m_.HandleKey(kKeyBackspace);
+  m_.HandleKey(kKeyBackspace);
+  m_.HandleKey(kKeyBackspace);
+  EXPECT_EQ(m_.rows().size(), 3u);
+  type("RM -RF");  // what the pane waits on, case-insensitive
+  ASSERT_EQ(m_.rows().size(), 1u);
+  EXPECT_EQ(m_.rows()[0].agent, "codex");
+  EXPECT_EQ(m_.HandleKey(kKeyEnter).kind, Intent::kNone);
+  EXPECT_FALSE(m_.filtering());
+  EXPECT_EQ(m_.filters().text, "RM -RF");
+  std::string title;
+  const std::vector<FrameLine> frame = BuildFrame(&m_, 80, 24, 0);
+  for (const auto& seg : frame[0].segments) title += seg.text;
+  EXPECT_NE(title.find("[/RM -RF]"), std::string::npos) << title;
+  // Esc in the list clears the typed filter; it does not quit.
+  EXPECT_EQ(m_.HandleKey(kKeyEscape).kind, Intent::kNone);
+  EXPECT_EQ(m_.filters().text, "");
+  EXPECT_EQ(m_.rows().size(), 3u);
+  // Words narrow together; a field limits a word.
+  m_.HandleKey('/');
+  type("host w");
+  EXPECT_EQ(m_.rows().size(), 2u);  // target host, session work
+  for (int i = 0; i < 6; ++i) m_.HandleKey(kKeyBackspace);
+  type("target:vm1");
+  ASSERT_EQ(m_.rows().size(), 1u);
+  EXPECT_EQ(m_.rows()[0].agent, "gemini");
+  for (int i = 0; i < 10; ++i) m_.HandleKey(kKeyBackspace);
+  type("agent:vm1");
+  EXPECT_EQ(m_.rows().size(), 0u);
+  EXPECT_EQ(m_.HandleKey(kKeyEscape).kind, Intent::kNone);  // clears while typing
+  EXPECT_FALSE(m_.filtering());
+  EXPECT_EQ(m_.rows().size(), 3u);
+  EXPECT_EQ(m_.HandleKey(kKeyEscape).kind, Intent::kQuit);  // nothing to clear: quits
+}
+
+// The preview keeps the pane's colours: SGR sequences become segment
+// colours and attributes; other escapes are dropped.
+TEST(AnsiLine, SgrBecomesColoursAndOtherEscapesGo) {
+  FrameLine l = AnsiLine("plain \x1b[1;31mred bold\x1b[0m \x1b[38;5;208;48;2;0;0;255mtone\x1b[39;49m"
+                         "\x1b]0;title\x07\x1b[2Kend\tx");
+  EXPECT_EQ(LineText(l), "plain red bold toneend    x");
+  ASSERT_EQ(l.segments.size(), 5u);
+  EXPECT_EQ(l.segments[0].fg, -1);
+  EXPECT_EQ(l.segments[1].text, "red bold");
+  EXPECT_EQ(l.segments[1].fg, 1);
+  EXPECT_EQ(l.segments[1].attrs, kAttrBold);
+  EXPECT_EQ(l.segments[2].text, " ");
+  EXPECT_EQ(l.segments[2].fg, -1);
+  EXPECT_EQ(l.segments[2].attrs, 0);
+  EXPECT_EQ(l.segments[3].text, "tone");
+  EXPECT_EQ(l.segments[3].fg, 208);
+  EXPECT_EQ(l.segments[3].bg, 21);  // rgb(0,0,255) -> the 256-colour cube's blue
+  EXPECT_EQ(l.segments[4].fg, -1);
+  EXPECT_EQ(l.segments[4].bg, -1);
+  // Bright colours and an unterminated escape at the end.
+  FrameLine b = AnsiLine("\x1b[92mok\x1b[");
+  ASSERT_EQ(b.segments.size(), 1u);
+  EXPECT_EQ(b.segments[0].fg, 10);
+  EXPECT_EQ(LineText(b), "ok");
 }
 
 TEST_F(UiModel, ResetClearsUntilTheNextSnapshot) {

@@ -165,6 +165,20 @@ TEST_F(UiTest, ShowsRowsFitsEightyColumnsFiltersApprovesAndQuits) {
   }
   ASSERT_EQ(Tmux({"resize-window", "-t", "ui", "-x", "80", "-y", "24"}).status, 0);
 
+  // `/` filters by typed words: only the codex pane is left; Enter keeps
+  // the filter, Esc then clears it (and does not quit).
+  Keys({"/"});
+  ASSERT_TRUE(UiShows("filter> _")) << Ui();
+  Keys({"-l", "codex"});
+  ASSERT_TRUE(PollUntil([&] { return Ui().find("waiting_approval PTY  claude") == std::string::npos; })) << Ui();
+  EXPECT_NE(Ui().find("running          PTY  codex"), std::string::npos) << Ui();
+  Keys({"Enter"});
+  ASSERT_TRUE(UiShows("[/codex]")) << Ui();
+  Keys({"Escape"});
+  ASSERT_TRUE(UiShows("waiting_approval PTY  claude")) << Ui();
+  EXPECT_EQ(Ui().find("[/codex]"), std::string::npos) << Ui();
+  EXPECT_EQ(Ui().find("ui-exit"), std::string::npos) << Ui();
+
   // Waiting only: the running pane goes, the waiting one stays.
   Keys({"w"});
   ASSERT_TRUE(UiShows("[waiting only]")) << Ui();
@@ -211,14 +225,47 @@ TEST_F(UiTest, PromptsAndEnterSwitchesTheClientToTheSelectedPane) {
   Keys({"Enter"});
   ASSERT_TRUE(PollUntil([&] { return Log("work").find("MSG finish the job\n") != std::string::npos; }, 15000))
       << Log("work") << Ui();
-  // (The pane's state here comes only from events and stays waiting_input,
-  // which `send --wait` counts as done: the answer shown is the output up
-  // to that moment, the echo of the prompt or the agent's DONE.)
+  // The pane's state here comes only from events: `send --wait` waits for
+  // the state the send causes, so the view still waits until the agent
+  // (as its wrapper would report) works and then waits for input again.
+  EXPECT_TRUE(UiShows("waiting for the agent...")) << Ui();
+  SetState("work", "running", 30, 2, "");
+  SetState("work", "waiting_input", 31, 3, "");
   EXPECT_TRUE(UiShows(" answered: ", 15000)) << Ui();
 
   Keys({"Enter"});
   ASSERT_TRUE(PollUntil([&] { return ClientSession() == "work"; }, 10000))
       << "the client stayed on " << ClientSession() << "; the view shows:\n" << Ui();
+}
+
+// The preview shows the selected pane in its colours (capture-pane -e,
+// mapped to ncurses colour pairs): the ui pane's own cells are red where
+// the agent's are.
+TEST_F(UiTest, ThePreviewKeepsThePanesColours) {
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "colour", "-x", "120", "-y", "30",
+                  "printf '\\033[31mred words\\033[0m and plain\\n'; exec sleep 600"})
+                .status, 0);
+  ASSERT_TRUE(PollUntil([&] { return Screen("colour").find("red words") != std::string::npos; }));
+  Announce("colour", "gemini", 40);
+  // A view with colours on (the fixture's environment has NO_COLOR).
+  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "ui2", "-x", "80", "-y", "24",
+                  "env -u NO_COLOR " + std::string(AGTMUX_BIN) + " ui; exec sleep 600"})
+                .status, 0);
+  ASSERT_TRUE(PollUntil([&] { return Screen("ui2").find("lab / colour (1)") != std::string::npos; })) << Screen("ui2");
+  // "colour" sorts first, so its pane is selected and previewed.
+  // The line's escapes before "red words" set red; the rest of the line is
+  // in the default colours again.
+  std::string cells, before, after;
+  EXPECT_TRUE(PollUntil([&] {
+    cells = Tmux({"capture-pane", "-p", "-e", "-t", "ui2"}).out;
+    const size_t at = cells.find("red words"), plain = cells.find("and plain");
+    if (at == std::string::npos || plain == std::string::npos || plain < at) return false;
+    const size_t line = cells.rfind('\n', at);
+    before = cells.substr(line == std::string::npos ? 0 : line + 1, at - (line == std::string::npos ? 0 : line + 1));
+    after = cells.substr(at, plain - at);
+    return before.find("\x1b[31m") != std::string::npos;
+  }, 10000)) << cells;
+  EXPECT_NE(after.find("\x1b[39m"), std::string::npos) << after;
 }
 
 TEST_F(UiTest, AKilledDaemonShowsNotAnsweringAndTheViewRecovers) {

@@ -1,6 +1,8 @@
 // Fuzzes ssh targets and known_hosts text: ParseSshTarget gives options or
 // an error; a target it accepts never begins with '-' and holds no shell
-// or option character; @revoked lines are read without a crash.
+// or option character; @revoked lines and ssh client configs (with Host
+// patterns, for an alias and for a host the text names) are read without a
+// crash.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +10,7 @@
 
 #include "aggregator/observe/collector_ssh.h"
 #include "aggregator/targets/known_hosts.h"
+#include "aggregator/targets/ssh_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -17,5 +20,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (text.find_first_of(" \t\n;|&$`'\"\\*?<>()!{}~#=,/") != std::string_view::npos) std::abort();
   }
   (void)agt::agg::RevokedKeys(text);
+  auto no_include = [](const std::string& path) -> agt::core::Result<std::string> {
+    return agt::core::MakeError(agt::core::Err::kNotFound, path);
+  };
+  for (std::string_view host : {std::string_view("vm"), text.substr(0, 16)}) {
+    agt::agg::SshHostConfig cfg;
+    // Include names a path under a directory that does not exist.
+    (void)agt::agg::ParseSshConfig(text, "fuzz", host, "/nonexistent-agtmux-fuzz", no_include, cfg);
+    (void)agt::agg::SshHostMatches(text, host);
+  }
   return 0;
 }

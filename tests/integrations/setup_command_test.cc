@@ -45,9 +45,9 @@ class SetupCommandTest : public ::testing::Test {
     EXPECT_EQ(std::system(cmd.c_str()), 0);
   }
 
-  CmdResult Agtmux(const std::vector<std::string>& args) {
+  CmdResult Agtmux(const std::vector<std::string>& args, const std::string& env = "") {
     std::string cmd = "env -i HOME='" + home_ + "' XDG_STATE_HOME='" + home_ +
-                      "/state' PATH=/usr/bin:/bin '" + bin_ + "'";
+                      "/state' PATH=/usr/bin:/bin " + env + " '" + bin_ + "'";
     for (const auto& a : args) cmd += " '" + a + "'";
     cmd += " 2>&1";
     CmdResult r;
@@ -525,6 +525,29 @@ TEST_F(SetupCommandTest, ConcurrentSetupsInstallOnce) {
   ASSERT_EQ(Agtmux({"setup", "claude", "--remove"}).status, 0);
   EXPECT_EQ(ReadFile(path), original);
   EXPECT_EQ(List(home_ + "/.claude"), std::vector<std::string>{"settings.json"});
+}
+
+// In tmux, setup and shell-init say how to open the ui in a popup (the
+// binding of docs/ui.md), until a tmux.conf has it; outside tmux they do not.
+TEST_F(SetupCommandTest, InTmuxSetupAndShellInitPrintThePopupBinding) {
+  const std::string binding = "bind-key a display-popup -E -w 90% -h 80% agtmux ui";
+  const std::string in_tmux = "TMUX=/tmp/tmux-1000/default,123,0";
+  CmdResult setup = Agtmux({"setup", "claude"}, in_tmux);
+  ASSERT_EQ(setup.status, 0) << setup.out;
+  EXPECT_NE(setup.out.find("add to ~/.tmux.conf:\n    " + binding + "\n"), std::string::npos) << setup.out;
+  CmdResult init = Agtmux({"shell-init", "bash"}, in_tmux);
+  ASSERT_EQ(init.status, 0) << init.out;
+  EXPECT_NE(init.out.find("#     " + binding + "\n"), std::string::npos) << init.out;
+
+  CmdResult outside = Agtmux({"shell-init", "bash"});
+  EXPECT_EQ(outside.out.find(binding), std::string::npos) << outside.out;
+  CmdResult removed = Agtmux({"setup", "claude", "--remove"}, in_tmux);
+  EXPECT_EQ(removed.out.find(binding), std::string::npos) << removed.out;
+
+  Write(home_ + "/.tmux.conf", "set -g mouse on\n" + binding + "\n", 0644);
+  CmdResult again = Agtmux({"setup", "claude"}, in_tmux);
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_EQ(again.out.find(binding), std::string::npos) << again.out;
 }
 
 }  // namespace

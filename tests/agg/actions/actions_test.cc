@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include <fstream>
+#include <future>
 #include <sstream>
 
 #include "tests/agg/actions/actions_fixture.h"
@@ -153,6 +154,28 @@ TEST_F(ActionsTest, KillKeyAndSignal) {
   ASSERT_EQ(sig.status, 0) << sig.err;
   pid_t pid = static_cast<pid_t>(std::stol(agent_pid_));
   EXPECT_TRUE(PollUntil([&] { return kill(pid, 0) != 0; })) << "the agent still runs";
+}
+
+// The pane waits for input before the send: `send --wait` must wait for
+// the state the send causes, not return on the state it found.
+TEST_F(ActionsTest, SendWaitWaitsForTheStateTheSendCauses) {
+  auto unanswered = Cli({"send", ref_, "--text", "no reply", "--enter", "--wait", "--timeout", "1s"});
+  EXPECT_EQ(unanswered.status, 124) << "returned on the state found before the send: " << unanswered.out
+                                    << unanswered.err;
+  EXPECT_NE(unanswered.err.find("E_TIMEOUT"), std::string::npos) << unanswered.err;
+
+  auto waiting = std::async(std::launch::async, [&] {
+    return Cli({"send", ref_, "--text", "work please", "--enter", "--wait", "--timeout", "20s"});
+  });
+  ASSERT_TRUE(PollUntil([&] { return Log().find("MSG work please") != std::string::npos; })) << Log();
+  SetState(runtime_, "running", 60, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));  // more than two of its polls
+  EXPECT_EQ(waiting.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "--wait returned while the agent was running";
+  SetState(runtime_, "waiting_input", 61, 3);
+  ASSERT_EQ(waiting.wait_for(std::chrono::seconds(15)), std::future_status::ready);
+  auto done = waiting.get();
+  EXPECT_EQ(done.status, 0) << done.out << done.err;
 }
 
 TEST_F(ActionsTest, ViewOutputAndWait) {

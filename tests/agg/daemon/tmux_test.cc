@@ -251,7 +251,8 @@ TEST_F(TmuxTest, AnSshTargetsFailureReasonIsShownWhereUsersLook) {
   ASSERT_EQ(add.status, 0) << add.err;
   auto reason_shown = [&] {
     auto r = daemon_->Call("GET", "/v1/targets");
-    return r.ok() && r->body.find("does not match") != std::string::npos;
+    return r.ok() && r->body.find("does not match") != std::string::npos &&
+           r->body.find("\"reason\":\"host_key_mismatch\"") != std::string::npos;
   };
   EXPECT_TRUE(PollUntil(reason_shown, 15000)) << daemon_->Call("GET", "/v1/targets")->body;
   auto list = env_.Run({AGTMUX_BIN, "target", "list"});
@@ -384,7 +385,9 @@ TEST_F(TmuxTest, AWrapperKilledWithSigkillEndsItsRuntime) {
     runtime = (*row)["runtime_id"].GetString();
     return true;
   }, 10000)) << "the wrapped pane never showed PTY";
-  std::vector<pid_t> wrappers = ProcessesWith({AGTMUX_BIN, "wrap", "987654"});
+  // The wrapper shows its agent's name as argv[0] (cli/process_title.h):
+  // it is found by its other arguments.
+  std::vector<pid_t> wrappers = ProcessesWith({"wrap", "--agent", "987654"});
   ASSERT_EQ(wrappers.size(), 1u);
   ASSERT_EQ(kill(wrappers[0], SIGKILL), 0);
   // Documented: within the daemon's tick (1 s) and a grace of 2 s.

@@ -35,7 +35,7 @@ TEST(ParseSshTarget, FormsAndErrors) {
   auto b = ParseSshTarget("vm1");
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->user, "");
-  EXPECT_EQ(b->port, 22);
+  EXPECT_EQ(b->port, 0);  // not given: ~/.ssh/config's Port, else 22
   auto v6 = ParseSshTarget("me@[::1]:2200");
   ASSERT_TRUE(v6.ok());
   EXPECT_EQ(v6->host, "::1");

@@ -63,6 +63,12 @@ TEST(IdentifyAgent, WrappedPaneIsFlagged) {
   AgentIdentity id = IdentifyAgent("agtmux", &w);
   EXPECT_TRUE(id.wrapped);
   EXPECT_EQ(id.agent_type, "claude");
+  // The wrapper shows as its agent to tmux (cli/process_title.h): argv[0]
+  // is the agent's name, the rest NUL-padded; comm stays agtmux.
+  auto shown = Proc("agtmux", {"claude", "wrap", "claude", "--x", "", ""});
+  id = IdentifyAgent("claude", &shown);
+  EXPECT_TRUE(id.wrapped);
+  EXPECT_EQ(id.agent_type, "claude");
 }
 
 TEST(ForegroundProcess, ReadsTpgidThenTheLeader) {

@@ -84,6 +84,7 @@ TEST_F(SshTest, UnknownHostKeyAndWrongUserKeyAreRefusedWithoutRetrying) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, core::Err::kTargetUnreachable);
   EXPECT_NE(r.error().message.find("known_hosts"), std::string::npos) << r.error().message;
+  EXPECT_EQ(SshFailureReason(r.error().message), "host_key_unknown");
 
   SshOptions o2 = sshd.Options();
   o2.identity_files = {dir.path() + "/other_key"};
@@ -91,6 +92,7 @@ TEST_F(SshTest, UnknownHostKeyAndWrongUserKeyAreRefusedWithoutRetrying) {
   auto r2 = ex2.Run({"true"}, {});
   ASSERT_FALSE(r2.ok());
   EXPECT_NE(r2.error().message.find("authentication failed"), std::string::npos) << r2.error().message;
+  EXPECT_EQ(SshFailureReason(r2.error().message), "auth_failed");
 }
 
 // A server that offers ECDSA as well as ed25519 (sshd's default set),
@@ -124,6 +126,7 @@ TEST(SshHostKeys, AWrongKeyOfTheRightTypeIsAMismatch) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("ssh-ed25519 key does not match"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("possible impersonation"), std::string::npos) << r.error().message;
+  EXPECT_EQ(SshFailureReason(r.error().message), "host_key_mismatch");
 }
 
 TEST(SshHostKeys, ARevokedKeyIsRefusedEvenWhenAlsoListedPlainly) {
@@ -138,6 +141,7 @@ TEST(SshHostKeys, ARevokedKeyIsRefusedEvenWhenAlsoListedPlainly) {
   ASSERT_FALSE(r.ok()) << "a revoked key was accepted";
   EXPECT_EQ(r.error().code, core::Err::kTargetUnreachable);
   EXPECT_NE(r.error().message.find("marked @revoked"), std::string::npos) << r.error().message;
+  EXPECT_EQ(SshFailureReason(r.error().message), "host_key_revoked");
   EXPECT_EQ(ex.handshakes(), 0);
 }
 
@@ -156,15 +160,29 @@ TEST(SshTargets, OptionsAndShellWordsAreRefused) {
 }
 
 TEST_F(SshTest, ServerGoneIsUnreachableAfterRetriesAndBackIsReconnected) {
-  SshExecutor ex(sshd.Options());
+  SshOptions o = sshd.Options();
+  o.reconnect_backoff = 2 * core::kNsPerSec;
+  o.jitter = 0;
+  SshExecutor ex(o);
   ASSERT_TRUE(ex.Run({"true"}, {}).ok());
   sshd.Stop();
   auto r = ex.Run({"true"}, {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, core::Err::kTargetUnreachable);
   EXPECT_NE(r.error().message.find("connect"), std::string::npos) << r.error().message;
+  EXPECT_EQ(SshFailureReason(r.error().message), "refused");
   sshd.Start();
-  auto back = ex.Run({"echo", "back"}, {});
+  // Backoff: within 2 s of the failure no connect is tried; the answer is
+  // the last failure, saying when the next attempt is.
+  auto held = ex.Run({"echo", "back"}, {});
+  ASSERT_FALSE(held.ok());
+  EXPECT_NE(held.error().message.find("next attempt in"), std::string::npos) << held.error().message;
+  EXPECT_EQ(SshFailureReason(held.error().message), "refused");
+  core::Result<ExecResult> back = held;
+  for (int i = 0; i < 100 && !back.ok(); ++i) {
+    usleep(50000);
+    back = ex.Run({"echo", "back"}, {});
+  }
   ASSERT_TRUE(back.ok()) << back.error().ToString();
   EXPECT_EQ(back->out, "back\n");
   EXPECT_EQ(ex.handshakes(), 2);
@@ -179,9 +197,179 @@ TEST_F(SshTest, CommandTimeout) {
   auto r = ex.Run({"sleep", "5"}, eo);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, core::Err::kTimeout);
+  EXPECT_EQ(SshFailureReason(r.error().message), "timeout");
   auto ok = ex.Run({"echo", "fine"}, {});  // a fresh session after the timeout
   ASSERT_TRUE(ok.ok()) << ok.error().ToString();
   EXPECT_EQ(ok->out, "fine\n");
+}
+
+// ~/.ssh/config as users write it: the alias, with HostName, Port, User,
+// IdentityFile (tokens) and UserKnownHostsFile, reaches the fixture.
+TEST_F(SshTest, AConfigAliasResolvesToTheHostPortUserAndKey) {
+  const std::string cfg = dir.path() + "/ssh_config";
+  std::ofstream(cfg) << "Host elsewhere\n  Port 1\n"
+                     << "Host vm !db\n  HostName 127.0.0.1\n  Port " << sshd.port() << "\n  User "
+                     << Sshd::getpwuid_name() << "\n  IdentityFile " << dir.path() << "/id_%r\n"
+                     << "  IdentitiesOnly yes\n  UserKnownHostsFile " << dir.path()
+                     << "/known_hosts\n  ServerAliveInterval 5\n"
+                     << "Host *\n  Port 1\n  IdentityFile " << dir.path() << "/other_key\n";
+  std::filesystem::copy_file(dir.path() + "/id_ed25519", dir.path() + "/id_" + Sshd::getpwuid_name());
+  auto target = ParseSshTarget("vm");
+  ASSERT_TRUE(target.ok());
+  target->ssh_config = cfg;
+  target->use_agent = false;
+  SshExecutor ex(*target);
+  auto r = ex.Run({"echo", "via alias"}, {});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->out, "via alias\n");
+  EXPECT_EQ(ex.Describe(), "ssh:vm");
+
+  // A config agtmux cannot read is refused at once, naming file:line.
+  std::ofstream(cfg, std::ios::app) << "  ConnectTimeout soon\n";
+  SshExecutor bad(*target);
+  auto e = bad.Run({"true"}, {});
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().code, core::Err::kTargetUnreachable);
+  EXPECT_NE(e.error().message.find(cfg + ":14: ConnectTimeout"), std::string::npos) << e.error().message;
+  EXPECT_EQ(SshFailureReason(e.error().message), "config_invalid");
+}
+
+// known_hosts as `ssh-keygen -H` leaves it: every name hashed
+// (|1|salt|HMAC-SHA1 of "[127.0.0.1]:port").
+TEST_F(SshTest, HashedKnownHostsAreAcceptedAndStillChecked) {
+  const std::string kh = dir.path() + "/known_hosts_hashed";
+  std::filesystem::copy_file(dir.path() + "/known_hosts", kh);
+  LocalExecutor local;
+  auto h = local.Run({"ssh-keygen", "-q", "-H", "-f", kh}, {});
+  ASSERT_TRUE(h.ok());
+  ASSERT_EQ(h->exit_code, 0) << h->err;
+  auto text = core::ReadWholeFile(kh);
+  ASSERT_TRUE(text.ok());
+  ASSERT_EQ(text->rfind("|1|", 0), 0u) << *text;
+  ASSERT_EQ(text->find("127.0.0.1"), std::string::npos) << *text;
+  SshOptions o = sshd.Options();
+  o.known_hosts = kh;
+  SshExecutor ex(o);
+  auto r = ex.Run({"true"}, {});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+
+  // The same hashed name with another key is a mismatch, not a pass.
+  const std::string salted = text->substr(0, text->find(' '));
+  const std::string wrong = dir.path() + "/known_hosts_hashed_wrong";
+  std::ofstream(wrong) << salted << " " << sshd.PublicKey("other_key.pub") << "\n";
+  o.known_hosts = wrong;
+  SshExecutor ex2(o);
+  auto r2 = ex2.Run({"true"}, {});
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.error().message.find("possible impersonation"), std::string::npos) << r2.error().message;
+}
+
+TEST_F(SshTest, CertAuthorityLinesAreSaidToBeUnsupported) {
+  SshOptions o = sshd.Options();
+  o.known_hosts = dir.path() + "/known_hosts_ca";
+  std::ofstream(o.known_hosts) << "@cert-authority * " << sshd.PublicKey("other_key.pub") << "\n";
+  SshExecutor ex(o);
+  auto r = ex.Run({"true"}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("@cert-authority lines are not supported"), std::string::npos)
+      << r.error().message;
+}
+
+// ProxyJump through a second sshd: the target's session runs over a
+// direct-tcpip channel on the jump host's session.
+TEST(SshProxyJump, OneHopThroughASecondSshd) {
+  TempDir jdir, tdir;
+  Sshd jump(jdir.path());
+  Sshd target(tdir.path());
+  const std::string cfg = tdir.path() + "/ssh_config";
+  std::ofstream(cfg) << "Host bastion\n  HostName 127.0.0.1\n  Port " << jump.port() << "\n  IdentityFile "
+                     << jdir.path() << "/id_ed25519\n  UserKnownHostsFile " << jdir.path()
+                     << "/known_hosts\n  ServerAliveInterval 1\n"
+                     << "Host inner\n  HostName 127.0.0.1\n  Port " << target.port() << "\n  IdentityFile "
+                     << tdir.path() << "/id_ed25519\n  UserKnownHostsFile " << tdir.path()
+                     << "/known_hosts\n  ProxyJump " << Sshd::getpwuid_name() << "@bastion\n";
+  SshOptions o;
+  o.host = "inner";
+  o.ssh_config = cfg;
+  o.use_agent = false;
+  SshExecutor ex(o);
+  auto r = ex.Run({"echo", "through the jump"}, {});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->out, "through the jump\n");
+  // Enough bytes both ways to fill the relay's and the channels' windows.
+  std::string big(3 << 20, 'x');
+  for (size_t i = 0; i < big.size(); i += 4096) big[i] = char('a' + i / 4096 % 26);
+  auto echo = ex.Run({"cat"}, ExecOptions{20 * core::kNsPerSec, big, 8 << 20});
+  ASSERT_TRUE(echo.ok()) << echo.error().ToString();
+  EXPECT_TRUE(echo->out == big) << echo->out.size();
+  EXPECT_EQ(ex.handshakes(), 1);
+
+  // With the jump host gone (the target's sshd still up), the target is
+  // unreachable and the reason names the ProxyJump.
+  jump.Stop();
+  SshExecutor again(o);
+  auto down = again.Run({"true"}, {});
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.error().code, core::Err::kTargetUnreachable);
+  EXPECT_NE(down.error().message.find("proxy failed: ProxyJump 127.0.0.1:" + std::to_string(jump.port())),
+            std::string::npos)
+      << down.error().message;
+  EXPECT_EQ(SshFailureReason(down.error().message), "proxy_failed");
+  // The established session through it broke too; the reconnect says why.
+  auto broken = ex.Run({"true"}, {});
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.error().message.find("proxy failed"), std::string::npos) << broken.error().message;
+}
+
+// A passphrase-protected key: refused with the reason without an agent,
+// used through the agent (our own ssh-agent, ended by its pid).
+TEST_F(SshTest, AnEncryptedKeyWorksThroughTheAgentOnly) {
+  LocalExecutor local;
+  const std::string key = dir.path() + "/locked_key";
+  ASSERT_EQ(local.Run({"ssh-keygen", "-q", "-t", "ed25519", "-N", "sesame", "-f", key}, {})->exit_code, 0);
+  {
+    std::ifstream pub(key + ".pub");
+    std::string line((std::istreambuf_iterator<char>(pub)), {});
+    std::ofstream(dir.path() + "/authorized_keys", std::ios::app) << line;
+  }
+  SshOptions o = sshd.Options();
+  o.identity_files = {key};
+  SshExecutor without(o);
+  auto refused = without.Run({"true"}, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("authentication failed"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("passphrase-protected"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("ssh-agent"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(SshFailureReason(refused.error().message), "auth_failed");
+
+  const std::string sock = dir.path() + "/agent.sock";
+  std::vector<std::string> argv = {"ssh-agent", "-D", "-a", sock};
+  std::vector<char*> a;
+  for (auto& s : argv) a.push_back(s.data());
+  a.push_back(nullptr);
+  pid_t agent = -1;
+  ASSERT_EQ(posix_spawnp(&agent, "ssh-agent", nullptr, nullptr, a.data(), environ), 0);
+  for (int i = 0; i < 300 && !std::filesystem::exists(sock); ++i) usleep(10000);
+  const std::string askpass = dir.path() + "/askpass";
+  std::ofstream(askpass) << "#!/bin/sh\necho sesame\n";
+  std::filesystem::permissions(askpass, std::filesystem::perms::owner_all);
+  auto added = local.Run({"env", "SSH_AUTH_SOCK=" + sock, "SSH_ASKPASS=" + askpass, "SSH_ASKPASS_REQUIRE=force",
+                          "ssh-add", key},
+                         {});
+  const char* saved = getenv("SSH_AUTH_SOCK");
+  const std::string saved_value = saved ? saved : "";
+  setenv("SSH_AUTH_SOCK", sock.c_str(), 1);
+  o.use_agent = true;
+  SshExecutor with(o);
+  auto r = with.Run({"echo", "agent"}, {});
+  if (saved) setenv("SSH_AUTH_SOCK", saved_value.c_str(), 1);
+  else unsetenv("SSH_AUTH_SOCK");
+  kill(agent, SIGTERM);
+  waitpid(agent, nullptr, 0);
+  ASSERT_TRUE(added.ok());
+  ASSERT_EQ(added->exit_code, 0) << added->err;
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  EXPECT_EQ(r->out, "agent\n");
 }
 
 }  // namespace

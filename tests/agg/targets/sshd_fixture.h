@@ -150,6 +150,7 @@ class Sshd {
     o.known_hosts = dir_ + "/known_hosts";
     o.identity_files = {dir_ + "/id_ed25519"};
     o.use_agent = false;
+    o.ssh_config = "none";  // never the user's ~/.ssh/config
     return o;
   }
   static std::string getpwuid_name() {
