@@ -33,12 +33,7 @@ using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-void Print(const char* name, std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto pct = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))]; };
-  std::printf("%-44s n=%zu min=%.2fms p50=%.2fms p95=%.2fms max=%.2fms\n", name, v.size(), v.front(), pct(0.5),
-              pct(0.95), v.back());
-}
+void Print(const char* name, std::vector<double> v) { agt::bench::PrintLatencies(name, std::move(v), 44); }
 
 std::string Id(int host, int n) {
   char buf[32];
