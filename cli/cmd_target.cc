@@ -19,7 +19,7 @@ namespace agt::cli {
 namespace {
 
 struct TargetFlags {
-  std::string name, kind = "local", tmux_socket, ssh_target;
+  std::string name, kind = "local", tmux_socket, ssh_target, via;
   bool json = false, yes = false;
 };
 
@@ -74,6 +74,7 @@ int Run(const std::string& verb, const TargetFlags& f) {
     std::string json = "{\"name\":" + JsonString(f.name) + ",\"kind\":" + JsonString(f.kind);
     if (!f.tmux_socket.empty()) json += ",\"tmux_socket\":" + JsonString(f.tmux_socket);
     if (!f.ssh_target.empty()) json += ",\"ssh_target\":" + JsonString(f.ssh_target);
+    if (!f.via.empty()) json += ",\"via\":" + JsonString(f.via);
     body = client->Call("POST", "/v1/targets", json + "}");
   } else if (verb == "connect") {
     body = client->Call("POST", "/v1/targets/" + core::PercentEncode(f.name) + "/connect");
@@ -124,6 +125,8 @@ CommandSpec TargetCommand() {
             add->add_option("--kind", f->kind, "local or ssh")->check(CLI::IsMember({"local", "ssh"}));
             add->add_option("--tmux-socket", f->tmux_socket, "the tmux server socket to observe (on this machine, or on the ssh host)");
             add->add_option("--ssh-target", f->ssh_target, "ssh: user@host[:port]; keys and known_hosts from ~/.ssh");
+            add->add_option("--via", f->via,
+                            "ssh: agtmuxd (read the host's own agtmuxd) or cap (capture over ssh); default: probe");
             add->add_flag("--json", f->json, "the daemon's JSON answer");
             CLI::App* connect = sub->add_subcommand("connect", "(Re)connect a target now");
             connect->add_option("name", f->name, "target name")->required();

@@ -24,6 +24,7 @@ CommandSpec UiCommand();
 CommandSpec ConfigCommand();
 CommandSpec CompletionCommand();
 CommandSpec ManpageCommand();
+CommandSpec BridgeCommand();
 }  // namespace agt::cli
 
 #include <CLI/CLI.hpp>
@@ -66,6 +67,7 @@ const std::vector<CommandSpec>& Commands() {
       ConfigCommand(),
       CompletionCommand(),
       ManpageCommand(),
+      BridgeCommand(),
   };
   return table;
 }

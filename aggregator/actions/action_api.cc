@@ -11,6 +11,7 @@
 
 #include "aggregator/actions/action_service.h"
 #include "aggregator/actions/daemon_world.h"
+#include "aggregator/federation/remote_actions.h"
 #include "aggregator/http/api_error.h"
 #include "libagtcore/config.h"
 #include "libagtcore/paths.h"
@@ -73,6 +74,7 @@ bool ServeActions(const ApiContext& ctx, const HttpRequest& req, Exchange& ex) {
     return true;
   }
   if (req.method == "POST") {
+    if (ForwardRemoteAction(*ctx.core, rest, req, ex)) return true;
     auto answer = ex.Defer();
     (*svc)->Post(rest, req.body, [answer](ActionReply r) { answer->Reply(std::move(r)); });
   } else if (req.method == "GET") {

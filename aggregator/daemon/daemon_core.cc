@@ -197,6 +197,22 @@ void DaemonCore::OnTopology(const Topology& topology) {
   watch_->MarkDirty();
 }
 
+void DaemonCore::OnRemotePanes(const std::string& target_id, const std::vector<PaneRow>& rows) {
+  remote_[target_id] = rows;
+  if (TargetStatus* t = targets_.Find(target_id)) t->connected = true;
+  watch_->MarkDirty();
+}
+
+void DaemonCore::OnRemoteCaller(const std::string& target_id, RemoteCaller caller) {
+  if (caller) remote_callers_[target_id] = std::move(caller);
+  else remote_callers_.erase(target_id);
+}
+
+const RemoteCaller* DaemonCore::RemoteCallerFor(const std::string& target_id) const {
+  auto it = remote_callers_.find(target_id);
+  return it == remote_callers_.end() ? nullptr : &it->second;
+}
+
 void DaemonCore::OnEvent(core::Event event) {
   queued_.push_back(std::move(event));
   if (!uv_is_active(reinterpret_cast<uv_handle_t*>(queue_timer_))) {
@@ -342,6 +358,7 @@ core::Status DaemonCore::Flush() {
 
 void DaemonCore::RemoveTarget(const std::string& target_id) {
   topologies_.erase(target_id);
+  remote_.erase(target_id);
   watch_->MarkDirty();
 }
 

@@ -97,6 +97,10 @@ class DaemonCore final : public CollectorSink {
   std::optional<core::Signal> HookOpinion(const std::string& target_id,
                                           const std::string& pane_id) const override;
   void KeepScreen(detect::KeptScreen screen) override;
+  void OnRemotePanes(const std::string& target_id, const std::vector<PaneRow>& rows) override;
+  void OnRemoteCaller(const std::string& target_id, RemoteCaller caller) override;
+  /// The federated target's agtmuxd, or null when `target_id` is not federated.
+  const RemoteCaller* RemoteCallerFor(const std::string& target_id) const;
 
   /// Time-driven engine work (pending-bind expiry, demotions, runtimes of
   /// wrappers that died without a word); the daemon calls it every second.
@@ -107,7 +111,7 @@ class DaemonCore final : public CollectorSink {
   void RemoveTarget(const std::string& target_id);
 
   std::vector<PaneRow> Rows() const;
-  ViewSources sources() const { return {&topologies_, backend_.core.get(), &targets_}; }
+  ViewSources sources() const { return {&topologies_, backend_.core.get(), &targets_, &remote_}; }
   TargetRegistry& targets() { return targets_; }
   const StateCore& state() const { return *backend_.core; }
   /// The loop this core runs on (the action service hands work back to it).
@@ -139,6 +143,8 @@ class DaemonCore final : public CollectorSink {
   Backend backend_;
   TargetRegistry targets_;
   std::map<std::string, Topology> topologies_;
+  std::map<std::string, std::vector<PaneRow>> remote_;  // federated targets' rows
+  std::map<std::string, RemoteCaller> remote_callers_;
   std::unique_ptr<WatchHub> watch_;
   PaneDecorator* decorator_ = nullptr;
   core::TimeNs last_ingested_ = 0;

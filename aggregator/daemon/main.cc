@@ -54,6 +54,6 @@ int main(int argc, char** argv) {
     return 4;
   }
   opt.config = *cfg;
-  if (!no_observe) opt.collectors = agt::agg::RealCollectors(opt.config.poller);
+  if (!no_observe) opt.collectors = agt::agg::RealCollectors(opt.config.poller, paths->state_dir);
   return agt::agg::RunDaemon(opt);
 }

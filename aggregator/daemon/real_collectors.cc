@@ -5,6 +5,7 @@
 // never blocks on a remote host.
 #include "aggregator/daemon/real_collectors.h"
 
+#include "aggregator/federation/collector_remote.h"
 #include "aggregator/observe/collector_local.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "aggregator/targets/tmux_socket.h"
@@ -12,6 +13,7 @@
 #include "libagtcore/detect/analyzer.h"
 #include "libagtcore/file_reader.h"
 #include "libagtcore/paths.h"
+#include "libagtcore/uv/handles.h"
 
 #include <unistd.h>
 
@@ -54,14 +56,60 @@ class RunningSshCollector final : public PaneDecorator {
   SshCollector collector_;
 };
 
+/// An ssh target read through the host's own agtmuxd (federation). Unless
+/// the target says `via agtmuxd`, a host without one is observed over ssh
+/// like any ssh target from then on (the probe is made once).
+class RunningFederation final : public PaneDecorator {
+ public:
+  RunningFederation(uv_loop_t* loop, RemoteCollectorOptions options, SshCollectorOptions cap, SshOptions ssh,
+                    CollectorSink& sink)
+      : loop_(loop), cap_(std::move(cap)), ssh_(std::move(ssh)), sink_(sink) {
+    switch_ = new uv_timer_t;
+    uv_timer_init(loop_, switch_);
+    switch_->data = this;
+    remote_ = std::make_unique<RemoteCollector>(loop, std::move(options), sink, core::SystemClock::Get(),
+                                                [this](const std::string&) { FallBackSoon(); });
+    remote_->Start();
+  }
+  ~RunningFederation() override {
+    remote_.reset();
+    uv::CloseAndDelete(switch_);
+  }
+  void Decorate(const std::string&, const std::string&, core::State, core::Source) override {}
+
+ private:
+  // Not from inside the remote collector's own callback: on the next turn.
+  void FallBackSoon() {
+    uv_timer_start(
+        switch_,
+        [](uv_timer_t* t) {
+          auto* self = static_cast<RunningFederation*>(t->data);
+          self->remote_.reset();
+          self->sink_.OnRemotePanes(self->cap_.target_id, {});
+          self->cap_collector_ = std::make_unique<RunningSshCollector>(self->loop_, self->cap_, self->ssh_, self->sink_);
+        },
+        0, 0);
+  }
+
+  uv_loop_t* loop_;
+  SshCollectorOptions cap_;
+  SshOptions ssh_;
+  CollectorSink& sink_;
+  uv_timer_t* switch_ = nullptr;
+  std::unique_ptr<RemoteCollector> remote_;
+  std::unique_ptr<RunningSshCollector> cap_collector_;
+};
+
 }  // namespace
 
-CollectorFactory RealCollectors(const core::PollerConfig& poller) {
+CollectorFactory RealCollectors(const core::PollerConfig& poller) { return RealCollectors(poller, ""); }
+
+CollectorFactory RealCollectors(const core::PollerConfig& poller, std::string state_dir) {
   PollerOptions polling;
   polling.active_interval = poller.active_interval;
   polling.idle_interval_max = poller.max_backoff;
   const bool byte_screens = poller.byte_screens;
-  return [polling, byte_screens](uv_loop_t* loop, const TargetSpec& spec,
+  return [polling, byte_screens, state_dir](uv_loop_t* loop, const TargetSpec& spec,
             CollectorSink& sink) -> core::Result<std::unique_ptr<PaneDecorator>> {
     if (spec.kind == "ssh") {
       auto ssh = ParseSshTarget(spec.ssh_target);
@@ -70,8 +118,16 @@ CollectorFactory RealCollectors(const core::PollerConfig& poller) {
       o.target_id = spec.name;
       o.socket_path = spec.tmux_socket;
       o.poller = polling;
+      if (spec.via == "cap")
+        return std::unique_ptr<PaneDecorator>(
+            std::make_unique<RunningSshCollector>(loop, std::move(o), std::move(*ssh), sink));
+      RemoteCollectorOptions r;
+      r.link.target_id = spec.name;
+      r.link.ssh = *ssh;
+      r.link.forced = spec.via == "agtmuxd";
+      if (!state_dir.empty()) r.mirror_file = state_dir + "/federation/" + spec.name + ".json";
       return std::unique_ptr<PaneDecorator>(
-          std::make_unique<RunningSshCollector>(loop, std::move(o), std::move(*ssh), sink));
+          std::make_unique<RunningFederation>(loop, std::move(r), std::move(o), std::move(*ssh), sink));
     }
     if (spec.kind != "local")
       return core::MakeError(core::Err::kUnsupported, "target '" + spec.name + "': unknown kind " + spec.kind);

@@ -11,5 +11,7 @@ namespace agt::agg {
 
 /// `poller` is config.toml's [poller] section, applied to every target.
 CollectorFactory RealCollectors(const core::PollerConfig& poller);
+/// The same, keeping federated targets' mirrors under `state_dir`/federation.
+CollectorFactory RealCollectors(const core::PollerConfig& poller, std::string state_dir);
 
 }  // namespace agt::agg

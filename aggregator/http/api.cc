@@ -147,6 +147,7 @@ class Api {
     j.BeginObject();
     j.Key("name").Str(t.spec.name).Key("kind").Str(t.spec.kind);
     j.Key("tmux_socket").Str(t.spec.tmux_socket).Key("ssh_target").Str(t.spec.ssh_target);
+    j.Key("via").Str(t.spec.via);
     j.Key("default").Bool(t.spec.name == "host");
     j.Key("health").Str(core::TargetHealthName(t.health)).Key("error");
     t.error.empty() ? j.Null() : j.Str(t.error);
@@ -191,7 +192,7 @@ class Api {
     TargetSpec spec;
     for (auto [key, out] : {std::pair{"name", &spec.name}, std::pair{"kind", &spec.kind},
                             std::pair{"tmux_socket", &spec.tmux_socket},
-                            std::pair{"ssh_target", &spec.ssh_target}}) {
+                            std::pair{"ssh_target", &spec.ssh_target}, std::pair{"via", &spec.via}}) {
       if (!d.HasMember(key)) continue;
       if (!d[key].IsString())
         return Error(400, core::Err::kPayloadInvalid, std::string("field '") + key + "' must be a string");

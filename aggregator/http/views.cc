@@ -200,6 +200,9 @@ std::vector<PaneRow> CollectPanes(const ViewSources& src) {
       rows.push_back(std::move(r));
     }
   }
+  // Federated targets: the remote daemon's rows, as it sent them.
+  if (src.remote)
+    for (const auto& [target, remote_rows] : *src.remote) rows.insert(rows.end(), remote_rows.begin(), remote_rows.end());
   // Runtimes in panes no collector has reported (yet): a wrapper that
   // announced itself first, or a target without a collector.
   for (const state::PaneState& ps : src.core->AllPanes()) {

@@ -60,6 +60,8 @@ struct ViewSources {
   const std::map<std::string, Topology>* topologies;
   const StateCore* core;
   const TargetRegistry* targets;
+  /// Federated targets' panes (RemoteMirror rows), shown as they are.
+  const std::map<std::string, std::vector<PaneRow>>* remote = nullptr;
 };
 
 /// True when `rt` ran in an earlier instance of its target's tmux server:

@@ -6,17 +6,25 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "libagtcore/detect/kept_screen.h"
 #include "libagtcore/event.h"
+#include "libagtcore/net/http_message.h"
 #include "libagtcore/state.h"
 
 namespace agt::agg {
 
 using core::TimeNs;
+struct PaneRow;  // aggregator/http/views.h
+
+/// Sends one request to a federated target's own agtmuxd; `done` runs on
+/// the loop thread with its answer.
+using RemoteCaller = std::function<void(net::HttpRequest request,
+                                        std::function<void(core::Result<net::HttpResponse>)> done)>;
 
 /// One tmux pane as its collector last saw it.
 struct PaneInfo {
@@ -86,6 +94,13 @@ class CollectorSink {
   /// hooks (libagtcore/detect/kept_screen.h). The sink adds what it knows
   /// (the agent's version, the pattern set's version) and writes it.
   virtual void KeepScreen(detect::KeptScreen /*screen*/) {}
+  /// A federated target's panes as its own agtmuxd shows them (federation,
+  /// docs/architecture.md): they replace the target's earlier ones and are
+  /// shown as they are, never re-derived.
+  virtual void OnRemotePanes(const std::string& /*target_id*/, const std::vector<PaneRow>& /*rows*/) {}
+  /// How to reach a federated target's agtmuxd (actions on its panes are
+  /// forwarded there); an empty caller withdraws it.
+  virtual void OnRemoteCaller(const std::string& /*target_id*/, RemoteCaller /*caller*/) {}
 };
 
 }  // namespace agt::agg

@@ -567,3 +567,111 @@ core::Result<ExecResult> SshExecutor::Run(const std::vector<std::string>& argv,
 }
 
 }  // namespace agt::agg
+
+// Channels for long-lived byte streams (see ssh_executor.h). They share the
+// session's non-blocking mode and its Wait, so a read never blocks past the
+// caller's timeout.
+namespace agt::agg {
+namespace {
+
+void PutU32(std::string& out, uint32_t v) {
+  for (int shift : {24, 16, 8, 0}) out.push_back(char((v >> shift) & 0xff));
+}
+
+void PutString(std::string& out, std::string_view s) {
+  PutU32(out, uint32_t(s.size()));
+  out.append(s);
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<SshChannel>> SshExecutor::OpenUnixSocket(const std::string& path,
+                                                                      core::TimeNs timeout) {
+  if (!session_) return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": not connected");
+  Session& s = *session_;
+  const TimeNs deadline = MonoNow() + timeout;
+  // libssh2 1.10 has no direct-streamlocal call: the channel-open message's
+  // type-specific part is the socket path, a reserved string and a
+  // reserved uint32.
+  std::string message;
+  PutString(message, path);
+  PutString(message, "");
+  PutU32(message, 0);
+  static const char kType[] = "direct-streamlocal@openssh.com";
+  LIBSSH2_CHANNEL* ch = nullptr;
+  while (!(ch = libssh2_channel_open_ex(s.ssh, kType, sizeof kType - 1, LIBSSH2_CHANNEL_WINDOW_DEFAULT,
+                                        LIBSSH2_CHANNEL_PACKET_DEFAULT, message.data(),
+                                        unsigned(message.size()))) &&
+         libssh2_session_last_errno(s.ssh) == LIBSSH2_ERROR_EAGAIN)
+    if (!s.Wait(deadline)) return MakeError(Err::kTimeout, "ssh " + options_.host + ": opening " + path + " timed out");
+  if (!ch) {
+    const int err = libssh2_session_last_errno(s.ssh);
+    if (err == LIBSSH2_ERROR_CHANNEL_FAILURE)
+      return MakeError(Err::kUnsupported, "ssh " + options_.host + ": the server refused a channel to " + path);
+    return MakeError(Err::kTargetUnreachable,
+                     "ssh " + options_.host + ": cannot open a channel to " + path + " (" + std::to_string(err) + ")");
+  }
+  return std::unique_ptr<SshChannel>(new SshChannel(&s, ch, options_.host));
+}
+
+core::Result<std::unique_ptr<SshChannel>> SshExecutor::OpenCommand(const std::vector<std::string>& argv,
+                                                                   core::TimeNs timeout) {
+  if (!session_) return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": not connected");
+  Session& s = *session_;
+  const TimeNs deadline = MonoNow() + timeout;
+  auto late = [&] { return MakeError(Err::kTimeout, "ssh " + options_.host + ": starting a command timed out"); };
+  LIBSSH2_CHANNEL* ch = nullptr;
+  while (!(ch = libssh2_channel_open_session(s.ssh)) && libssh2_session_last_errno(s.ssh) == LIBSSH2_ERROR_EAGAIN)
+    if (!s.Wait(deadline)) return late();
+  if (!ch) return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": cannot open a channel");
+  std::unique_ptr<SshChannel> out(new SshChannel(&s, ch, options_.host));
+  const std::string command = core::ShellJoin(argv);
+  int rc;
+  while ((rc = libssh2_channel_exec(ch, command.c_str())) == LIBSSH2_ERROR_EAGAIN)
+    if (!s.Wait(deadline)) return late();
+  if (rc != 0) return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": exec refused");
+  return out;
+}
+
+SshChannel::~SshChannel() {
+  auto* ch = static_cast<LIBSSH2_CHANNEL*>(channel_);
+  // As in RunOnce: a free that would wait for the peer is finished by the
+  // session's own free (~Session).
+  libssh2_channel_free(ch);
+}
+
+core::Result<size_t> SshChannel::Read(char* buf, size_t cap, core::TimeNs timeout) {
+  auto* ch = static_cast<LIBSSH2_CHANNEL*>(channel_);
+  const TimeNs deadline = MonoNow() + timeout;
+  while (true) {
+    const ssize_t n = libssh2_channel_read(ch, buf, cap);
+    if (n > 0) return size_t(n);
+    if (n == 0 || libssh2_channel_eof(ch)) {
+      if (libssh2_channel_eof(ch)) return size_t(0);
+    } else if (n != LIBSSH2_ERROR_EAGAIN) {
+      return MakeError(Err::kTargetUnreachable, "ssh " + host_ + ": read failed (" + std::to_string(n) + ")");
+    }
+    // Bytes on stderr (a bridge's complaint) are drained, not mixed in.
+    char junk[1024];
+    while (libssh2_channel_read_stderr(ch, junk, sizeof junk) > 0) {}
+    if (!session_->Wait(deadline)) return MakeError(Err::kTimeout, "ssh " + host_ + ": nothing to read");
+  }
+}
+
+core::Status SshChannel::Write(std::string_view data, core::TimeNs timeout) {
+  auto* ch = static_cast<LIBSSH2_CHANNEL*>(channel_);
+  const TimeNs deadline = MonoNow() + timeout;
+  while (!data.empty()) {
+    const ssize_t n = libssh2_channel_write(ch, data.data(), data.size());
+    if (n > 0) {
+      data.remove_prefix(size_t(n));
+      continue;
+    }
+    if (n != LIBSSH2_ERROR_EAGAIN)
+      return MakeError(Err::kTargetUnreachable, "ssh " + host_ + ": write failed (" + std::to_string(n) + ")");
+    if (!session_->Wait(deadline)) return MakeError(Err::kTimeout, "ssh " + host_ + ": write timed out");
+  }
+  return core::Ok();
+}
+
+}  // namespace agt::agg

@@ -20,6 +20,8 @@
 
 namespace agt::agg {
 
+class SshChannel;
+
 struct SshOptions {
   std::string host;                         // address, name or ~/.ssh/config Host alias
   int port = 0;                             // 0: the config's Port, else 22
@@ -88,6 +90,43 @@ class SshExecutor final : public TargetExecutor {
   int connect_failures_ = 0;    // Runs in a row that could not connect
   core::TimeNs next_connect_ = 0;  // monotonic; no connect before it
   core::Error connect_error_{core::Err::kTargetUnreachable, ""};  // the last of them
+
+ public:
+  // Channels of the one session for a long-lived byte stream (federation,
+  // docs/architecture.md): Connect first. A channel must be destroyed before
+  // its executor, and before the next Run or Connect after a failure (which
+  // may drop the session the channel lives in).
+  friend class SshChannel;
+  /// A channel to the Unix socket `path` on the host
+  /// (direct-streamlocal@openssh.com, OpenSSH's PROTOCOL §2.4);
+  /// E_UNSUPPORTED when the server refuses it (AllowStreamLocalForwarding
+  /// no, or a server without it), E_TARGET_UNREACHABLE when the session fails.
+  core::Result<std::unique_ptr<SshChannel>> OpenUnixSocket(const std::string& path, core::TimeNs timeout);
+  /// `argv` started on the host, its stdin and stdout as the channel.
+  core::Result<std::unique_ptr<SshChannel>> OpenCommand(const std::vector<std::string>& argv,
+                                                        core::TimeNs timeout);
+};
+
+/// One open channel of an SshExecutor's session; closed when destroyed.
+class SshChannel {
+ public:
+  ~SshChannel();
+  SshChannel(const SshChannel&) = delete;
+  SshChannel& operator=(const SshChannel&) = delete;
+  /// Waits at most `timeout` for bytes: how many were read, 0 once the far
+  /// end closed, E_TIMEOUT when none came, E_TARGET_UNREACHABLE when the
+  /// session failed.
+  core::Result<size_t> Read(char* buf, size_t cap, core::TimeNs timeout);
+  /// Writes all of `data` within `timeout`.
+  core::Status Write(std::string_view data, core::TimeNs timeout);
+
+ private:
+  friend class SshExecutor;
+  SshChannel(SshExecutor::Session* session, void* channel, std::string host)
+      : session_(session), channel_(channel), host_(std::move(host)) {}
+  SshExecutor::Session* session_;
+  void* channel_;  // LIBSSH2_CHANNEL*
+  std::string host_;
 };
 
 }  // namespace agt::agg

@@ -27,6 +27,10 @@ core::Status ValidateTarget(const TargetSpec& spec) {
     return core::MakeError(core::Err::kTargetInvalid, "an ssh target needs ssh_target (`agtmux target add NAME --kind ssh --ssh-target user@host`)");
   if (spec.kind == "ssh")
     if (auto ssh = ParseSshTarget(spec.ssh_target); !ssh) return ssh.error();
+  if (!spec.via.empty() && spec.via != "agtmuxd" && spec.via != "cap")
+    return core::MakeError(core::Err::kTargetInvalid, "via '" + spec.via + "' is not agtmuxd or cap");
+  if (!spec.via.empty() && spec.kind != "ssh")
+    return core::MakeError(core::Err::kTargetInvalid, "via is for ssh targets only");
   if (!spec.tmux_socket.empty() && spec.tmux_socket[0] != '/')
     return core::MakeError(core::Err::kTargetInvalid,
                            "tmux_socket '" + spec.tmux_socket + "' must be an absolute path");
@@ -52,7 +56,7 @@ core::Result<TargetRegistry> TargetRegistry::Load(const std::string& file, std::
     auto str = [&](const char* k) -> std::string {
       return t.IsObject() && t.HasMember(k) && t[k].IsString() ? t[k].GetString() : "";
     };
-    TargetSpec spec{str("name"), str("kind"), str("tmux_socket"), str("ssh_target")};
+    TargetSpec spec{str("name"), str("kind"), str("tmux_socket"), str("ssh_target"), str("via")};
     if (spec.name == "host") continue;
     if (auto st = ValidateTarget(spec); !st)
       return core::MakeError(core::Err::kConfigInvalid, file + ": " + st.error().message);
@@ -105,6 +109,7 @@ core::Status TargetRegistry::Save() const {
     if (t.spec.name == "host") continue;
     j.BeginObject().Key("name").Str(t.spec.name).Key("kind").Str(t.spec.kind);
     j.Key("tmux_socket").Str(t.spec.tmux_socket).Key("ssh_target").Str(t.spec.ssh_target);
+    if (!t.spec.via.empty()) j.Key("via").Str(t.spec.via);
     j.EndObject();
   }
   j.EndArray().EndObject();

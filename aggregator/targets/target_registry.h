@@ -20,6 +20,7 @@ struct TargetSpec {
   std::string kind;         // "local" | "ssh"
   std::string tmux_socket;  // local: the server's socket path ("" = ResolveHostSocket)
   std::string ssh_target;   // ssh: host alias
+  std::string via = "";     // ssh: "" (probe for agtmuxd, else CAP) | "agtmuxd" | "cap"
   bool operator==(const TargetSpec&) const = default;
 };
 

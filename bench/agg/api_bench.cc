@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/agg/bench_util.h"
 #include "tests/agg/daemon_harness.h"
 
 namespace {
@@ -23,12 +24,7 @@ using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
-void Print(const char* name, std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto pct = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))]; };
-  std::printf("%-34s n=%zu min=%.2fms p50=%.2fms p95=%.2fms max=%.2fms\n", name, v.size(), v.front(), pct(0.5),
-              pct(0.95), v.back());
-}
+void Print(const char* name, std::vector<double> v) { agt::bench::PrintLatencies(name, std::move(v)); }
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -7,7 +7,10 @@
 #include <uv.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <vector>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -39,6 +42,15 @@ inline double ProcCpuSeconds(int64_t pid) {
     }
   }
   return (ut + st) / double(sysconf(_SC_CLK_TCK));
+}
+
+/// Prints "name n= min= p50= p95= max=" of latencies in milliseconds,
+/// the name padded to `width`.
+inline void PrintLatencies(const char* name, std::vector<double> v, int width = 34) {
+  std::sort(v.begin(), v.end());
+  auto pct = [&](double p) { return v[std::min(v.size() - 1, static_cast<size_t>(p * double(v.size() - 1) + 0.5))]; };
+  std::printf("%-*s n=%zu min=%.2fms p50=%.2fms p95=%.2fms max=%.2fms\n", width, name, v.size(), v.front(), pct(0.5),
+              pct(0.95), v.back());
 }
 
 /// Runs `loop` for `ms` with no timer of our own beyond the stop: the loop

@@ -55,6 +55,26 @@ TEST(TargetRegistry, AddedTargetsSurviveAReloadHostIsNotWritten) {
   EXPECT_EQ(TargetRegistry::Load(file, "")->all().size(), 2u);
 }
 
+TEST(TargetRegistry, ViaIsKeptAndOnlyForSshTargets) {
+  Dir d;
+  const std::string file = d.path + "/targets.json";
+  auto r = TargetRegistry::Load(file, "");
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->Add({"vm1", "ssh", "", "vm1", "agtmuxd"}).ok());
+  ASSERT_TRUE(r->Add({"vm2", "ssh", "", "vm2", "cap"}).ok());
+  auto bad = r->Add({"vm3", "ssh", "", "vm3", "telepathy"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "via 'telepathy' is not agtmuxd or cap");
+  auto local = r->Add({"lab", "local", "", "", "agtmuxd"});
+  ASSERT_FALSE(local.ok());
+  EXPECT_EQ(local.error().message, "via is for ssh targets only");
+  auto again = TargetRegistry::Load(file, "");
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->all().size(), 3u);
+  EXPECT_EQ(again->all()[1].spec.via, "agtmuxd");
+  EXPECT_EQ(again->all()[2].spec.via, "cap");
+}
+
 TEST(TargetRegistry, SavingKeepsTheFilesModeAndLeavesNoTemporary) {
   Dir d;
   const std::string file = d.path + "/targets.json";

@@ -1,0 +1,49 @@
+// ForwardRemoteAction (see remote_actions.h).
+#include "aggregator/federation/remote_actions.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "aggregator/http/api_error.h"
+#include "libagtcore/json.h"
+#include "libagtcore/ref.h"
+
+namespace agt::agg {
+
+bool ForwardRemoteAction(const DaemonCore& core, const std::string& type, const HttpRequest& req, Exchange& ex) {
+  rapidjson::Document d;
+  if (!core::ParseJson(req.body, &d).ok() || !d.IsObject() || !d.HasMember("ref") || !d["ref"].IsString())
+    return false;  // the local service reports what is wrong
+  auto ref = core::ParseRef(d["ref"].GetString());
+  if (!ref || ref->kind != core::Ref::Kind::kPane) return false;
+  const RemoteCaller* caller = core.RemoteCallerFor(ref->target);
+  if (!caller) return false;
+  // attach runs here: it answers the `ssh -t` command for the pane, as for
+  // any ssh target (the remote daemon would attach a client on its host).
+  if (type == "attach") return false;
+  core::Ref remote = *ref;
+  remote.target = "host";  // federation reads the remote's own host target
+  d["ref"].SetString(core::FormatRef(remote), d.GetAllocator());
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  d.Accept(w);
+  net::HttpRequest fwd;
+  fwd.method = "POST";
+  fwd.path = "/v1/actions/" + type;
+  fwd.content_type = "application/json";
+  fwd.body.assign(buf.GetString(), buf.GetSize());
+  auto answer = ex.Defer();
+  (*caller)(std::move(fwd), [answer](core::Result<net::HttpResponse> r) {
+    if (!r) {
+      answer->Reply(ErrorResponse(r.error()));
+      return;
+    }
+    HttpResponse out;
+    out.status = r->status;
+    out.body = std::move(r->body);
+    answer->Reply(std::move(out));
+  });
+  return true;
+}
+
+}  // namespace agt::agg

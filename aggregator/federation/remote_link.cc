@@ -1,0 +1,264 @@
+// RemoteLink (see remote_link.h). The thread owns the SshExecutor and its
+// channels; the loop thread only sees LinkReports through a uv_async.
+#include "aggregator/federation/remote_link.h"
+
+#include <spdlog/spdlog.h>
+
+#include <random>
+
+#include "libagtcore/net/http_message.h"
+#include "libagtcore/uv/handles.h"
+
+namespace agt::agg {
+namespace {
+
+using core::TimeNs;
+
+constexpr TimeNs kReadSlice = 100 * core::kNsPerMs;  // how soon Stop is seen
+constexpr int kExitDaemonUnreachable = 3;            // agtmux's exit status (cli/exit_codes.h)
+constexpr int kExitNotFound = 127;                   // the shell's "command not found"
+
+std::string Trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+RemoteLink::RemoteLink(uv_loop_t* loop, RemoteLinkOptions options, Sink sink)
+    : loop_(loop), options_(std::move(options)), sink_(std::move(sink)) {
+  async_ = new uv_async_t;
+  uv_async_init(loop_, async_, [](uv_async_t* a) { static_cast<RemoteLink*>(a->data)->Drain(); });
+  async_->data = this;
+}
+
+RemoteLink::~RemoteLink() {
+  stop_ = true;
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  // Every caller gets an answer, even from a link that is going away.
+  FailCalls("the target's link was stopped");
+  Drain();
+  uv::CloseAndDelete(async_);
+}
+
+void RemoteLink::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void RemoteLink::SetCursor(std::string cursor) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cursor_ = std::move(cursor);
+}
+
+void RemoteLink::Post(LinkReport r) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(r));
+  }
+  uv_async_send(async_);
+}
+
+void RemoteLink::PostTask(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  uv_async_send(async_);
+}
+
+void RemoteLink::Call(net::HttpRequest req, CallDone done) {
+  if (!streaming_) {
+    done(core::MakeError(core::Err::kTargetUnreachable,
+                         "target " + options_.target_id + ": its agtmuxd cannot be reached now"));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  calls_.emplace_back(std::move(req), std::move(done));
+}
+
+void RemoteLink::FailCalls(const std::string& why) {
+  std::deque<std::pair<net::HttpRequest, CallDone>> failed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    failed.swap(calls_);
+  }
+  for (auto& [req, done] : failed) {
+    PostTask([done = std::move(done), why, target = options_.target_id] {
+      done(core::MakeError(core::Err::kTargetUnreachable, "target " + target + ": " + why));
+    });
+  }
+}
+
+void RemoteLink::RunCalls(SshExecutor& ssh, const std::string& mode) {
+  while (!stop_) {
+    std::pair<net::HttpRequest, CallDone> call;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (calls_.empty()) return;
+      call = std::move(calls_.front());
+      calls_.pop_front();
+    }
+    auto answer = [&]() -> core::Result<net::HttpResponse> {
+      auto ch = mode == "bridge" ? ssh.OpenCommand({options_.agtmux, "bridge"}, 5 * core::kNsPerSec)
+                                 : ssh.OpenUnixSocket(socket_path_, 5 * core::kNsPerSec);
+      if (!ch) return ch.error();
+      if (auto st = (*ch)->Write(net::FormatHttpRequest(call.first), 5 * core::kNsPerSec); !st) return st.error();
+      // An action answers when its tmux work is done (an Enter delay, a
+      // respond's keys): the bound is the action's, not a read slice.
+      net::HttpResponseParser parser;
+      char buf[32768];
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (std::chrono::steady_clock::now() < deadline && !stop_) {
+        auto n = (*ch)->Read(buf, sizeof buf, kReadSlice);
+        if (!n && n.error().code == core::Err::kTimeout) continue;
+        if (!n) return n.error();
+        auto st = *n == 0 ? parser.Finish() : parser.Feed(std::string_view(buf, *n));
+        if (st == net::HttpResponseParser::Status::kDone) return std::move(parser.response());
+        if (st == net::HttpResponseParser::Status::kError)
+          return core::MakeError(core::Err::kTargetUnreachable, "bad answer from the remote agtmuxd: " + parser.error());
+      }
+      return core::MakeError(core::Err::kTimeout, "the remote agtmuxd did not answer within 30 s");
+    }();
+    PostTask([done = std::move(call.second), answer = std::move(answer)]() mutable { done(std::move(answer)); });
+  }
+}
+
+void RemoteLink::Drain() {
+  std::deque<LinkReport> batch;
+  std::deque<std::function<void()>> tasks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batch.swap(queue_);
+    tasks.swap(tasks_);
+  }
+  for (auto& t : tasks) t();
+  for (auto& r : batch) {
+    const bool last = r.kind == LinkReport::Kind::kAbsent;  // the sink may destroy this link
+    sink_(std::move(r));
+    if (last) return;
+  }
+}
+
+bool RemoteLink::SleepInterruptible(TimeNs ns) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return !wake_.wait_for(lock, std::chrono::nanoseconds(ns), [this] { return stop_.load(); });
+}
+
+void RemoteLink::Run() {
+  static thread_local std::mt19937 rng{std::random_device{}()};
+  TimeNs backoff = options_.first_backoff;
+  bool was_up = false;
+  while (!stop_) {
+    // A new executor per connection: a failed session is never reused,
+    // and every channel of the old one is gone with it.
+    SshExecutor ssh(options_.ssh);
+    bool absent = false;
+    const int64_t before = bytes_read_.load();
+    std::string why = Session(ssh, absent);
+    streaming_ = false;
+    FailCalls(why.empty() ? "the link stopped" : why);
+    if (stop_) break;
+    if (absent && !was_up) {
+      Post({LinkReport::Kind::kAbsent, why});
+      return;
+    }
+    const bool streamed = bytes_read_.load() > before;
+    was_up = was_up || streamed;
+    if (streamed) backoff = options_.first_backoff;  // it worked for a while: retry soon
+    Post({LinkReport::Kind::kDown, why});
+    std::uniform_real_distribution<double> j(1.0 - options_.jitter, 1.0 + options_.jitter);
+    if (!SleepInterruptible(TimeNs(double(backoff) * j(rng)))) break;
+    backoff = std::min(backoff * 2, options_.max_backoff);
+  }
+}
+
+std::string RemoteLink::Session(SshExecutor& ssh, bool& absent) {
+  if (auto st = ssh.Connect(); !st) return st.error().message;
+  // Where the remote daemon listens is the remote's to say: its CLI
+  // resolves the socket with the same rules as every agtmux command there.
+  std::vector<std::string> locate = {options_.agtmux, "bridge", "--locate"};
+  if (options_.forced) locate.push_back("--start");
+  ExecOptions eo;
+  eo.timeout = 5 * core::kNsPerSec;
+  auto found = ssh.Run(locate, eo);
+  if (!found) return found.error().message;
+  if (found->exit_code != 0) {
+    absent = found->exit_code == kExitNotFound || found->exit_code == kExitDaemonUnreachable;
+    std::string err = Trimmed(found->err);
+    if (found->exit_code == kExitNotFound) return "no `" + options_.agtmux + "` on the host's PATH";
+    return "the host's agtmuxd does not answer" + (err.empty() ? std::string() : ": " + err);
+  }
+  socket_path_ = Trimmed(found->out);
+
+  auto channel = ssh.OpenUnixSocket(socket_path_, 5 * core::kNsPerSec);
+  std::string mode = "streamlocal";
+  if (!channel && channel.error().code == core::Err::kUnsupported) {
+    channel = ssh.OpenCommand({options_.agtmux, "bridge"}, 5 * core::kNsPerSec);
+    mode = "bridge";
+  }
+  if (!channel) return channel.error().message;
+  SshChannel& ch = **channel;
+
+  std::string cursor;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cursor = cursor_;
+  }
+  net::HttpRequest req;
+  req.path = "/v1/watch?scope=panes&all=1&target=host&interval=" + std::to_string(options_.heartbeat / core::kNsPerMs) + "ms";
+  if (!cursor.empty()) req.path += "&cursor=" + cursor;
+  if (auto st = ch.Write(net::FormatHttpRequest(req), 5 * core::kNsPerSec); !st) return st.error().message;
+
+  net::HttpResponseParser parser;
+  bool up = false;
+  TimeNs idle = 0;
+  char buf[32768];
+  reconnect_ = false;
+  while (!stop_) {
+    if (reconnect_) {
+      reconnect_ = false;
+      return "resynchronising after a line that could not be applied";
+    }
+    if (up) RunCalls(ssh, mode);
+    auto n = ch.Read(buf, sizeof buf, kReadSlice);
+    if (!n && n.error().code == core::Err::kTimeout) {
+      idle += kReadSlice;
+      if (idle >= options_.idle_timeout)
+        return "no heartbeat for " + std::to_string(options_.idle_timeout / core::kNsPerMs) + " ms";
+      continue;
+    }
+    if (!n) return n.error().message;
+    if (*n == 0) return "the remote agtmuxd closed the stream";
+    idle = 0;
+    bytes_read_ += int64_t(*n);
+    auto status = parser.Feed(std::string_view(buf, *n));
+    if (status == net::HttpResponseParser::Status::kError) return "bad answer: " + parser.error();
+    net::HttpResponse& resp = parser.response();
+    if (resp.status == 0) continue;
+    if (resp.status != 200) {
+      if (status != net::HttpResponseParser::Status::kDone) continue;
+      const core::Error e = net::ApiErrorFromResponse(resp);
+      if (e.code == core::Err::kCursorInvalid) {
+        // A cursor ahead of the stream (the remote's history was
+        // replaced): start over from a snapshot.
+        std::lock_guard<std::mutex> lock(mu_);
+        cursor_.clear();
+      }
+      return "GET /v1/watch: " + e.ToString();
+    }
+    if (!up) {
+      up = true;
+      streaming_ = true;
+      Post({LinkReport::Kind::kUp, mode});
+    }
+    size_t start = 0, nl;
+    while ((nl = resp.body.find('\n', start)) != std::string::npos) {
+      if (nl > start) Post({LinkReport::Kind::kLine, resp.body.substr(start, nl - start)});
+      start = nl + 1;
+    }
+    resp.body.erase(0, start);
+    if (status == net::HttpResponseParser::Status::kDone) return "the remote agtmuxd ended the stream";
+  }
+  return "";
+}
+
+}  // namespace agt::agg

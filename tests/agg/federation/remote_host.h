@@ -1,0 +1,119 @@
+// A loopback "host" for the federation tests: its own HOME/XDG/TMUX_TMPDIR
+// (TestEnv), a real sshd on 127.0.0.1 whose sessions get that environment
+// (sshd_config SetEnv), a private tmux server and, when the test starts it,
+// its own agtmuxd. The local side reaches it as `root@127.0.0.1:<port>`
+// with the keys the fixture generated.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/agg/daemon_harness.h"
+#include "tests/agg/targets/sshd_fixture.h"
+
+namespace agt::test {
+
+struct RemoteHostOptions {
+  bool streamlocal = true;   // false: AllowStreamLocalForwarding no
+  bool agtmux_on_path = true;
+};
+
+class RemoteHost {
+ public:
+  explicit RemoteHost(int n, RemoteHostOptions o = {}) {
+    tmux_name_ = "agtmux-fed-" + std::to_string(getpid()) + "-" + std::to_string(n);
+    tmux_socket_ = env.root + "/tmux/tmux-" + std::to_string(getuid()) + "/" + tmux_name_;
+    std::filesystem::create_directories(env.root + "/sshd");
+    sshd = std::make_unique<agg::testing::Sshd>(env.root + "/sshd");
+    sshd->Stop();
+    // The host's agtmuxd observes this server as its `host` target (also
+    // one `agtmux bridge --start` starts over ssh).
+    std::string set_env = " \"" + TmuxVar() + "\"";
+    for (std::string v : env.vars) {
+      if (v.rfind("PATH=", 0) == 0)
+        v = "PATH=" + (o.agtmux_on_path ? std::filesystem::path(AGTMUX_BIN).parent_path().string() + ":" : "") +
+            "/usr/bin:/bin";
+      set_env += " \"" + v + "\"";
+    }
+    std::ofstream cfg(env.root + "/sshd/sshd_config", std::ios::app);
+    cfg << "SetEnv" << set_env << "\n";
+    if (!o.streamlocal) cfg << "AllowStreamLocalForwarding no\n";
+    cfg.close();
+    sshd->Start();
+  }
+  ~RemoteHost() {
+    Tmux({"kill-server"});
+    daemon.reset();
+    sshd.reset();
+  }
+  void StartDaemon() {
+    env.vars.push_back(TmuxVar());
+    daemon = std::make_unique<Daemon>(env);
+    env.vars.pop_back();  // tmux itself must not run "nested"
+    ASSERT_TRUE(daemon->WaitReady());
+  }
+  RunResult Tmux(std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/tmux", "-L", tmux_name_, "-f", "/dev/null"});
+    return env.Run(args);
+  }
+  /// A session with one pane running `sh`; returns the pane id.
+  std::string NewPane(const std::string& session) {
+    EXPECT_EQ(Tmux({"new-session", "-d", "-s", session, "sh"}).status, 0);
+    std::string pane = Tmux({"list-panes", "-t", session, "-F", "#{pane_id}"}).out;
+    return pane.substr(0, pane.find('\n'));
+  }
+  /// Posts events to the host's agtmuxd as the wrapper does.
+  void Post(const std::vector<std::string>& events) {
+    std::string body = "{\"events\":[";
+    for (size_t i = 0; i < events.size(); ++i) body += (i ? "," : "") + events[i];
+    auto r = daemon->Call("POST", "/v1/events", body + "]}");
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->status, 200) << r->body;
+  }
+  /// wrapper_started for `pane` of this host's tmux server; the agent's pid
+  /// is the pane's shell, alive as long as the pane (a dead one would end
+  /// the runtime after the daemon's grace).
+  std::string WrapperStarted(const std::string& id, const std::string& runtime, const std::string& pane) {
+    std::string pid = Tmux({"display-message", "-p", "-t", pane, "#{pane_pid}"}).out;
+    pid = pid.substr(0, pid.find('\n'));
+    return EventJson(id, "wrapper_started", runtime, pane,
+                     ",\"pid\":" + pid + ",\"runtime\":{\"agent_type\":\"claude\",\"tmux_socket\":\"" + tmux_socket_ +
+                         "\",\"started_at\":\"2026-11-22T04:00:00Z\"}");
+  }
+  /// `user@127.0.0.1:port` for `agtmux target add --ssh-target`.
+  std::string SshTarget() const {
+    return agg::testing::Sshd::getpwuid_name() + "@127.0.0.1:" + std::to_string(sshd->port());
+  }
+  /// Gives `local` the keys and known_hosts that reach this host.
+  /// The first host's user key becomes local's; later hosts authorize it.
+  void Trust(const TestEnv& local) const {
+    std::filesystem::create_directories(local.root + "/.ssh");
+    const std::string key = local.root + "/.ssh/id_ed25519";
+    if (!std::filesystem::exists(key)) {
+      std::filesystem::copy_file(env.root + "/sshd/id_ed25519", key);
+      std::filesystem::copy_file(env.root + "/sshd/id_ed25519.pub", key + ".pub");
+    } else {
+      std::ifstream pub(key + ".pub");
+      std::string line((std::istreambuf_iterator<char>(pub)), {});
+      std::ofstream(env.root + "/sshd/authorized_keys", std::ios::app) << line;
+    }
+    std::ifstream kh(env.root + "/sshd/known_hosts");
+    std::string line((std::istreambuf_iterator<char>(kh)), {});
+    std::ofstream(local.root + "/.ssh/known_hosts", std::ios::app) << line;
+  }
+
+  TestEnv env;
+  std::unique_ptr<agg::testing::Sshd> sshd;
+  std::unique_ptr<Daemon> daemon;
+
+ private:
+  std::string TmuxVar() const { return "TMUX=" + tmux_socket_ + ",1,0"; }
+  std::string tmux_name_, tmux_socket_;
+};
+
+}  // namespace agt::test
