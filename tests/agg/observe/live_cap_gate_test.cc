@@ -1,5 +1,5 @@
-// The live CAP gate (issue 15 item 6, docs/patterns.md "Gates"): a small
-// fixed selection of the corpus (an approval, a question and completed
+// The live CAP gate (issue 15 item 6; docs/patterns.md, "Verifying a rule
+// on recordings"): a small fixed selection of the corpus (an approval, a question and completed
 // turns for each agent; Claude Code 2.1.330 in its default and auto modes)
 // played in real time into the panes of a private tmux server watched by
 // one real agtmuxd with byte screens on (the default), unwrapped and
