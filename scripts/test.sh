@@ -118,8 +118,9 @@ if ((built)); then
   t=$(now)
   run_suites build
   took "test (build/)" "$t"
-  # The corpus gates (suite "gates") ran and counted above; their figures:
-  grep -h "(all scenarios)" build/meson-logs/testlog.txt 2>/dev/null || true
+  # The corpus gates (suite "gates", replayed and live) ran and counted
+  # above; their per-group figures:
+  grep -hE '^(PTY|CAP|F-PTY|F-CAP|LIVE) +[^ ]+ +[0-9]+ fixtures ' build/meson-logs/testlog.txt 2>/dev/null | awk '!seen[$0]++' || true
 else
   runs+=(build)  # no suites.junit.xml: counted as a failure
 fi

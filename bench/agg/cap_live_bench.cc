@@ -10,8 +10,10 @@
 //     left out), the time from the label to the first GET /v1/panes (polled
 //     every 10 ms) that shows the pane in that state; 0 when it already did.
 //     A transition never shown before the next one (+2 s) is missed. Also
-//     the time-weighted agreement with the labels, 300 ms grace after each
-//     label (the corpus gate's measure, here live rather than replayed).
+//     the corpus gates' score of the live timelines (time-weighted
+//     agreement with 300 ms grace, missed waits, false approval): the
+//     playing, polling and scoring are tests/agg/observe/live_cap.h, which
+//     the live CAP gate (live_cap_gate_test.cc) holds to its bars.
 //  2. CPU: 20 panes looping a busy recorded Claude Code turn, each daemon's
 //     CPU with its tmux control clients, over two windows of 10 s.
 //
@@ -20,8 +22,6 @@
 //
 //   cap_live_bench [--busy N] [--no-latency] [--no-cpu]
 #include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -30,84 +30,21 @@
 #include <map>
 #include <thread>
 
-#include <rapidjson/document.h>
-
 #include "bench/agg/bench_util.h"
-#include "tests/agg/daemon_harness.h"
+#include "tests/agg/observe/live_cap.h"
 
 namespace {
 
 using agt::test::Daemon;
 using agt::test::TestEnv;
+namespace corpus = agt::detect::corpus;
+namespace live = agt::test::live_cap;
 namespace fs = std::filesystem;
-
-int64_t RealNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-struct Label {
-  double t;
-  std::string state;
-};
-
-struct Fixture {
-  std::string agent, dir;
-  int width = 0, height = 0;
-  double duration = 0;
-  std::vector<Label> truth;
-  std::string pane;
-  int64_t start = 0;  // CLOCK_REALTIME ns of the cast's t = 0
-};
-
-bool LoadFixture(Fixture& f) {
-  std::ifstream cast(f.dir + "/session.cast");
-  std::string line;
-  if (!std::getline(cast, line)) return false;
-  rapidjson::Document h;
-  h.Parse(line.c_str());
-  if (h.HasParseError() || !h.HasMember("width")) return false;
-  f.width = h["width"].GetInt();
-  f.height = h["height"].GetInt();
-  while (std::getline(cast, line)) {
-    rapidjson::Document e;
-    e.Parse(line.c_str());
-    if (!e.HasParseError() && e.IsArray() && e.Size() > 0) f.duration = std::max(f.duration, e[0].GetDouble());
-  }
-  std::ifstream truth(f.dir + "/truth.jsonl");
-  while (std::getline(truth, line)) {
-    rapidjson::Document e;
-    e.Parse(line.c_str());
-    if (e.HasParseError() || !e.HasMember("state")) continue;
-    const std::string src = e.HasMember("source") ? e["source"].GetString() : "";
-    if (src == "agent_exit") continue;
-    f.truth.push_back({e["t"].GetDouble(), e["state"].GetString()});
-  }
-  return !f.truth.empty();
-}
-
-/// pane id -> state, from one GET /v1/panes.
-std::map<std::string, std::string> States(const Daemon& d) {
-  std::map<std::string, std::string> r;
-  auto resp = d.Call("GET", "/v1/panes");
-  if (!resp.ok() || resp->status != 200) return r;
-  rapidjson::Document doc;
-  doc.Parse(resp->body.c_str());
-  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("items")) return r;
-  for (const auto& it : doc["items"].GetArray())
-    if (it.HasMember("identity") && it["identity"].HasMember("pane_id") && it.HasMember("state") &&
-        it["state"].IsString() && it.HasMember("agent") && it["agent"].IsBool() && it["agent"].GetBool())
-      r[it["identity"]["pane_id"].GetString()] = it["state"].GetString();
-  return r;
-}
 
 struct Path {
   const char* name;
   std::unique_ptr<TestEnv> env;
   std::unique_ptr<Daemon> daemon;
-  // pane -> (time, state) at each change seen
-  std::map<std::string, std::vector<std::pair<int64_t, std::string>>> seen;
 };
 
 double Pct(std::vector<double> v, double p) {
@@ -116,11 +53,11 @@ double Pct(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
 }
 
-std::string StateAt(const std::vector<std::pair<int64_t, std::string>>& tl, int64_t t) {
-  std::string s = "unknown";
-  for (const auto& [at, st] : tl) {
-    if (at > t) break;
-    s = st;
+agt::core::State StateAt(const corpus::Timeline& tl, double t) {
+  agt::core::State s = agt::core::State::kUnknown;
+  for (const auto& p : tl) {
+    if (p.t > t) break;
+    s = p.signal.state;
   }
   return s;
 }
@@ -146,53 +83,27 @@ int main(int argc, char** argv) {
     else if (a == "--no-cpu") cpu = false;
   }
   signal(SIGPIPE, SIG_IGN);
-  const std::string src = CAP_LIVE_BENCH_SOURCE_DIR;
-  Path paths[2] = {{"capture (byte_screens=false)", nullptr, nullptr, {}}, {"byte screens", nullptr, nullptr, {}}};
+    Path paths[2] = {{"capture (byte_screens=false)", nullptr, nullptr}, {"byte screens", nullptr, nullptr}};
   for (auto& p : paths) p.env = std::make_unique<TestEnv>();
   // One tmux server, where both daemons' `host` target looks.
-  const std::string tmpdir = paths[0].env->root + "/tmux";
+  live::Lab lab(*paths[0].env);
   for (auto& v : paths[1].env->vars)
-    if (v.rfind("TMUX_TMPDIR=", 0) == 0) v = "TMUX_TMPDIR=" + tmpdir;
-  const std::string sockdir = tmpdir + "/tmux-" + std::to_string(getuid());
-  fs::create_directories(sockdir);
-  chmod(sockdir.c_str(), 0700);
-  const std::string sock = sockdir + "/default";
-  const std::string bin = paths[0].env->root + "/bin";
-  fs::create_directories(bin);
-  for (const char* agent : {"claude", "codex", "gemini"}) fs::create_symlink(CAST_PLAY_BIN, bin + "/" + agent);
-  auto tmux = [&](std::vector<std::string> args) {
-    std::vector<std::string> a = {"/usr/bin/tmux", "-S", sock, "-f", "/dev/null"};
-    a.insert(a.end(), args.begin(), args.end());
-    return paths[0].env->Run(a).out;
-  };
+    if (v.rfind("TMUX_TMPDIR=", 0) == 0) v = "TMUX_TMPDIR=" + lab.tmux_dir();
   fs::create_directories(paths[0].env->root + "/config/agtmux");
   std::ofstream(paths[0].env->root + "/config/agtmux/config.toml") << "[poller]\nbyte_screens = false\n";
 
   if (latency) {
-    const std::string fx = src + "/tests/fixtures/";
-    std::vector<Fixture> fixtures;
+    std::vector<live::Recording> recs;
     for (const char* d : {"claude/2.1.330/shell_approved", "claude/2.1.330/shell_denied",
                           "claude/2.1.330/question_single", "claude/2.1.330/turns_completed",
                           "claude/2.1.330/file_edit", "claude/2.1.197/shell_approved",
                           "codex/0.169.0/shell_approved", "codex/0.169.0/turns_completed",
                           "gemini/0.61.0/shell_approved", "gemini/0.61.0/turns_completed"}) {
-      Fixture f;
-      f.dir = fx + d;
-      f.agent = std::string(d).substr(0, std::string(d).find('/'));
-      if (LoadFixture(f)) fixtures.push_back(std::move(f));
-      else std::printf("skipped %s: not readable\n", d);
+      auto r = live::LoadRecording(corpus::FixturesRoot() + "/" + d);
+      if (r.ok()) recs.push_back(std::move(r).value());
+      else std::printf("skipped %s: %s\n", d, r.error().message.c_str());
     }
-    // Each recording in its own session: the daemons' main clients see one,
-    // the others come through their feeds.
-    const std::string go = paths[0].env->root + "/go";
-    for (size_t i = 0; i < fixtures.size(); ++i) {
-      Fixture& f = fixtures[i];
-      const std::string cmd = bin + "/" + f.agent + " " + f.dir + "/session.cast --wait-file " + go +
-                              " --start-file " + paths[0].env->root + "/start" + std::to_string(i);
-      f.pane = tmux({"new-session", "-d", "-s", "rec" + std::to_string(i), "-x", std::to_string(f.width), "-y",
-                     std::to_string(f.height), "-P", "-F", "#{pane_id}", cmd});
-      if (!f.pane.empty() && f.pane.back() == '\n') f.pane.pop_back();
-    }
+    lab.CreatePanes(recs);
     for (auto& p : paths) {
       p.daemon = std::make_unique<Daemon>(*p.env);
       if (!p.daemon->WaitReady()) {
@@ -200,70 +111,42 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    // Every pane an agent pane in both daemons, then time to seed.
-    for (int i = 0; i < 300; ++i) {
-      bool all = true;
-      for (auto& p : paths) all = all && States(*p.daemon).size() >= fixtures.size();
-      if (all) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(3));
-    std::ofstream(go) << "go\n";
-    double longest = 0;
-    for (auto& f : fixtures) longest = std::max(longest, f.duration);
-    const int64_t end = RealNs() + int64_t((longest + 3) * 1e9);
-    std::map<std::string, std::string> last[2];
-    while (RealNs() < end) {
-      for (int k = 0; k < 2; ++k) {
-        auto now_states = States(*paths[k].daemon);
-        const int64_t t = RealNs();
-        for (const auto& [pane, st] : now_states)
-          if (last[k][pane] != st) {
-            paths[k].seen[pane].push_back({t, st});
-            last[k][pane] = st;
-          }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    for (size_t i = 0; i < fixtures.size(); ++i) {
-      std::ifstream s(paths[0].env->root + "/start" + std::to_string(i));
-      s >> fixtures[i].start;
+    std::vector<std::vector<corpus::Timeline>> timelines;
+    if (!lab.PlayAndWatch(recs, {paths[0].daemon.get(), paths[1].daemon.get()}, &timelines, 3000, 3.0)) {
+      std::printf("the daemons never listed every pane as an agent\n");
+      return 1;
     }
     std::printf("cap_live_bench: %zu recordings played live in separate sessions of one tmux server, "
-                "two daemons watching (GET /v1/panes every 10 ms)\n", fixtures.size());
-    for (auto& p : paths) {
+                "two daemons watching (GET /v1/panes every 10 ms)\n", recs.size());
+    for (int k = 0; k < 2; ++k) {
       std::vector<double> lat, waits;
       int missed = 0, n = 0;
-      double agree = 0, total = 0;
-      for (const auto& f : fixtures) {
-        const auto& tl = p.seen[f.pane];
-        if (f.start == 0) continue;
-        std::string prev = "unknown";
-        for (size_t k = 0; k < f.truth.size(); ++k) {
-          const Label& l = f.truth[k];
-          const int64_t at = f.start + int64_t(l.t * 1e9);
-          const int64_t next = k + 1 < f.truth.size() ? f.start + int64_t(f.truth[k + 1].t * 1e9)
-                                                      : f.start + int64_t(f.duration * 1e9);
-          // Agreement over [at + grace, next).
-          for (int64_t t = at + 300 * 1000000LL; t < next; t += 10 * 1000000LL) {
-            total += 1;
-            if (StateAt(tl, t) == l.state) agree += 1;
-          }
-          if (l.state == prev || l.state == "unknown") {
+      corpus::Score score;
+      for (size_t i = 0; i < recs.size(); ++i) {
+        const auto& truth = recs[i].fixture.truth;
+        const corpus::Timeline& tl = timelines[k][i];
+        if (recs[i].start == 0) continue;
+        score.Add(live::ScoreLive(recs[i], tl));
+        agt::core::State prev = agt::core::State::kUnknown;
+        for (size_t j = 0; j < truth.size(); ++j) {
+          const auto& l = truth[j];
+          if (l.source == "agent_exit") break;
+          const double next = j + 1 < truth.size() ? truth[j + 1].t : recs[i].duration;
+          if (l.state == prev || l.state == agt::core::State::kUnknown) {
             prev = l.state;
             continue;
           }
           prev = l.state;
           ++n;
-          if (StateAt(tl, at) == l.state) {
+          if (StateAt(tl, l.t) == l.state) {
             lat.push_back(0);
             continue;
           }
           bool found = false;
-          for (const auto& [t, st] : tl)
-            if (t > at && t <= next + 2000000000LL && st == l.state) {
-              lat.push_back(double(t - at) / 1e6);
-              if (l.state == "waiting_approval" || l.state == "waiting_input") waits.push_back(lat.back());
+          for (const auto& p : tl)
+            if (p.t > l.t && p.t <= next + 2.0 && p.signal.state == l.state) {
+              lat.push_back((p.t - l.t) * 1000);
+              if (agt::core::NeedsAction(l.state)) waits.push_back(lat.back());
               found = true;
               break;
             }
@@ -271,37 +154,38 @@ int main(int argc, char** argv) {
         }
       }
       std::printf("%-30s transitions %d  shown %zu  missed %d  latency p50 %6.0f ms  p95 %6.0f ms  max %6.0f ms"
-                  "  | waits p50 %5.0f p95 %5.0f ms  | agreement %.1f %%\n",
-                  p.name, n, lat.size(), missed, Pct(lat, 0.5), Pct(lat, 0.95), Pct(lat, 1.0), Pct(waits, 0.5),
-                  Pct(waits, 0.95), total > 0 ? 100.0 * agree / total : 0.0);
+                  "  | waits p50 %5.0f p95 %5.0f ms  | agreement %.1f %%  missed waits %d  false approval %.2f s\n",
+                  paths[k].name, n, lat.size(), missed, Pct(lat, 0.5), Pct(lat, 0.95), Pct(lat, 1.0),
+                  Pct(waits, 0.5), Pct(waits, 0.95), 100.0 * score.Agreement(), score.missed_waits,
+                  score.false_approval);
     }
     for (auto& p : paths) p.daemon.reset();
-    tmux({"kill-server"});
+    lab.Tmux({"kill-server"});
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 
   if (cpu) {
-    const std::string cast = src + "/tests/fixtures/claude/2.1.330/long_tool_run/session.cast";
-    const std::string play = bin + "/claude " + cast + " --loop";
+    const std::string cast = corpus::FixturesRoot() + "/claude/2.1.330/long_tool_run/session.cast";
+    const std::string play = lab.bin() + "/claude " + cast + " --loop";
     // Four sessions of busy panes: the main clients see one, feeds the rest.
     for (int i = 0; i < busy; ++i) {
       const std::string s = "busy" + std::to_string(i % 4);
-      if (i < 4) tmux({"new-session", "-d", "-s", s, "-x", "120", "-y", "40", play});
-      else tmux({"new-window", "-d", "-t", s, play});
+      if (i < 4) lab.Tmux({"new-session", "-d", "-s", s, "-x", "120", "-y", "40", play});
+      else lab.Tmux({"new-window", "-d", "-t", s, play});
     }
     for (auto& p : paths) {
       p.daemon = std::make_unique<Daemon>(*p.env);
       if (!p.daemon->WaitReady()) return 1;
     }
     std::this_thread::sleep_for(std::chrono::seconds(5));
-    const int64_t server = std::atoll(tmux({"display-message", "-p", "#{pid}"}).c_str());
+    const int64_t server = std::atoll(lab.Tmux({"display-message", "-p", "#{pid}"}).c_str());
     std::vector<double> use[2], tmux_use;
     for (int w = 0; w < 2; ++w) {
       double c0[2], s0 = agt::bench::ProcCpuSeconds(server);
       for (int k = 0; k < 2; ++k) c0[k] = TreeCpu(paths[k].daemon->pid());
-      const int64_t t0 = RealNs();
+      const int64_t t0 = live::RealNs();
       std::this_thread::sleep_for(std::chrono::seconds(10));
-      const double secs = double(RealNs() - t0) / 1e9;
+      const double secs = double(live::RealNs() - t0) / 1e9;
       for (int k = 0; k < 2; ++k) use[k].push_back(100.0 * (TreeCpu(paths[k].daemon->pid()) - c0[k]) / secs);
       tmux_use.push_back(100.0 * (agt::bench::ProcCpuSeconds(server) - s0) / secs);
     }
@@ -312,7 +196,7 @@ int main(int argc, char** argv) {
     std::printf("%-30s %6.2f %% of a core (serving both daemons and the panes)\n", "tmux server",
                 Pct(tmux_use, 0.5));
     for (auto& p : paths) p.daemon.reset();
-    tmux({"kill-server"});
+    lab.Tmux({"kill-server"});
   }
   return 0;
 }
