@@ -355,7 +355,8 @@ TEST_F(ActionsTest, AttachSelectsThePaneAfterCheckingFreshness) {
 // own) is attached to session "home", the command is typed into home's
 // pane, and that client must end up on the agent's pane.
 TEST_F(ActionsTest, AttachFromInsideTmuxSwitchesTheCallingClient) {
-  ASSERT_EQ(Tmux({"new-session", "-d", "-s", "home", "-x", "100", "-y", "30", "sh"}).status, 0);
+  { auto made = Tmux({"new-session", "-d", "-s", "home", "-x", "100", "-y", "30", "sh"});
+    ASSERT_EQ(made.status, 0) << made.err; }
   env_.vars.push_back("TERM=xterm-256color");
   const pid_t client = env_.Spawn({"/usr/bin/python3", "-c", "import pty, sys; pty.spawn(sys.argv[1:])",
                                    "/usr/bin/tmux", "-S", sock_, "attach-session", "-t", "home"});
