@@ -167,6 +167,7 @@ std::map<std::string, std::string> ParseCaptures(std::string_view out, const std
 struct SshCollector::Scan {
   uv_work_t req;
   SshCollector* owner = nullptr;  // null once the collector stopped
+  std::shared_ptr<int> works;     // the collector's count of queued scans
   std::shared_ptr<TargetExecutor> executor;
   std::vector<std::string> tmux;           // remote tmux argv prefix
   std::vector<std::string> capture_panes;  // due before the scan started
@@ -332,10 +333,13 @@ void SshCollector::StartScan(bool notified) {
   scan->capture_panes = step_.poller().TakeDueCaptures(now);
   scan->nonce = core::NewUlid(now);
   in_flight_ = scan;
+  scan->works = works_;
+  ++*works_;
   uv_queue_work(
       loop_, &scan->req, [](uv_work_t* r) { static_cast<Scan*>(r->data)->Run(); },
       [](uv_work_t* r, int) {
         std::unique_ptr<Scan> done(static_cast<Scan*>(r->data));
+        --*done->works;
         if (done->owner) done->owner->Finish(*done);
       });
 }

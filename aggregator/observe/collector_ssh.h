@@ -98,6 +98,9 @@ class SshCollector {
 
   const Topology& topology() const { return step_.topology(); }
   int64_t scans() const { return scans_; }
+  /// Whether a scan still runs on the pool (also after Stop): its loop must
+  /// run until it has finished before the loop is closed.
+  bool scan_pending() const { return *works_ > 0; }
   /// Scans finished that a control notification started (or the poller's
   /// deadline for a pane it marked, while the feed is up).
   int64_t notified_scans() const { return notified_scans_; }
@@ -124,6 +127,7 @@ class SshCollector {
   uv_timer_t* timer_ = nullptr;
   uv_timer_t* due_ = nullptr;  // while the feed is up: the poller's next deadline
   Scan* in_flight_ = nullptr;
+  std::shared_ptr<int> works_ = std::make_shared<int>(0);  // scans queued, not yet completed
   int64_t scans_ = 0;
   int64_t health_seq_ = 0;
   int64_t notified_scans_ = 0;
