@@ -41,9 +41,16 @@ class RunningLocalCollector final : public PaneDecorator {
 
 /// A started SshCollector as its target's PaneDecorator; stops it when destroyed.
 class RunningSshCollector final : public PaneDecorator {
+  // The remote tmux is followed by control clients on a second session to
+  // the same host (docs/observe.md, "The ssh collector").
+  static SshCollectorOptions WithControl(SshCollectorOptions o, const SshOptions& ssh) {
+    o.control = ssh;
+    return o;
+  }
+
  public:
   RunningSshCollector(uv_loop_t* loop, SshCollectorOptions options, SshOptions ssh, CollectorSink& sink)
-      : collector_(loop, std::move(options), std::make_unique<SshExecutor>(std::move(ssh)), sink,
+      : collector_(loop, WithControl(std::move(options), ssh), std::make_unique<SshExecutor>(ssh), sink,
                    core::SystemClock::Get(), [](std::string_view agent) { return detect::CreateAnalyzer(agent); }) {
     collector_.Start();
   }

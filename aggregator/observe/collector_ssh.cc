@@ -1,5 +1,6 @@
-// The ssh target's collector (see collector_ssh.h): a timer starts one scan
-// at a time on the libuv thread pool; its results are applied on the loop.
+// The ssh target's collector (see collector_ssh.h): a timer or a control
+// notification starts one scan at a time on the libuv thread pool; its
+// results are applied on the loop.
 #include "aggregator/observe/collector_ssh.h"
 
 #include <spdlog/spdlog.h>
@@ -166,10 +167,12 @@ std::map<std::string, std::string> ParseCaptures(std::string_view out, const std
 struct SshCollector::Scan {
   uv_work_t req;
   SshCollector* owner = nullptr;  // null once the collector stopped
+  std::shared_ptr<int> works;     // the collector's count of queued scans
   std::shared_ptr<TargetExecutor> executor;
   std::vector<std::string> tmux;           // remote tmux argv prefix
   std::vector<std::string> capture_panes;  // due before the scan started
   std::string nonce;                       // frames this scan's captures
+  bool notified = false;                   // a control notification started it
   // results
   core::Status status = core::Ok();
   bool server_running = true;
@@ -228,44 +231,115 @@ SshCollector::SshCollector(uv_loop_t* loop, SshCollectorOptions options, std::un
   timer_ = new uv_timer_t;
   uv_timer_init(loop_, timer_);
   timer_->data = this;
+  due_ = new uv_timer_t;
+  uv_timer_init(loop_, due_);
+  due_->data = this;
 }
 
 SshCollector::~SshCollector() {
   Stop();
-  uv_close(reinterpret_cast<uv_handle_t*>(timer_), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+  for (uv_timer_t* t : {timer_, due_})
+    uv_close(reinterpret_cast<uv_handle_t*>(t), [](uv_handle_t* h) { delete reinterpret_cast<uv_timer_t*>(h); });
+}
+
+std::vector<std::string> SshCollector::TmuxArgv() const {
+  // -u: an ssh session seldom has a UTF-8 locale, and tmux would print
+  // non-ASCII names and screen text as '_'.
+  std::vector<std::string> tmux = {"tmux", "-u"};
+  if (!options_.socket_path.empty()) tmux.insert(tmux.end(), {"-S", options_.socket_path});
+  return tmux;
+}
+
+void SshCollector::SetTimer(TimeNs first, TimeNs every) {
+  uv_timer_start(
+      timer_, [](uv_timer_t* t) { static_cast<SshCollector*>(t->data)->StartScan(false); }, Ms(first), Ms(every));
 }
 
 void SshCollector::Start() {
-  uv_timer_start(
-      timer_, [](uv_timer_t* t) { static_cast<SshCollector*>(t->data)->StartScan(); }, 0,
-      Ms(options_.scan_interval));
+  SetTimer(0, options_.scan_interval);
+  if (options_.control) {
+    SshControlFeedOptions o;
+    o.tmux = TmuxArgv();
+    o.retry = options_.control_retry;
+    feed_ = std::make_unique<SshControlFeed>(loop_, *options_.control, o,
+                                             [this](FeedReport r) { OnFeed(std::move(r)); });
+    feed_->Start();
+  }
 }
 
 void SshCollector::Stop() {
   uv_timer_stop(timer_);
+  uv_timer_stop(due_);
+  feed_.reset();  // joins its thread
+  feed_up_ = false;
   if (in_flight_) in_flight_->owner = nullptr;  // its completion frees it
   in_flight_ = nullptr;
 }
 
-void SshCollector::StartScan() {
-  if (in_flight_) return;  // the host is slower than the interval: skip a beat
+void SshCollector::OnFeed(FeedReport report) {
+  const TimeNs now = clock_.Now();
+  if (report.up != feed_up_) {
+    feed_up_ = report.up;
+    if (feed_up_) {
+      spdlog::info("{}: following the remote tmux through control clients", options_.target_id);
+      SetTimer(options_.safety_interval, options_.safety_interval);
+    } else {
+      spdlog::info("{}: control clients lost ({}); scanning every {} ms", options_.target_id, report.why,
+                   Ms(options_.scan_interval));
+      SetTimer(0, options_.scan_interval);
+    }
+    report.changed = true;
+  }
+  if (!feed_up_) {
+    uv_timer_stop(due_);
+    connected_.clear();
+    return;
+  }
+  connected_ = std::move(report.sessions);
+  for (const auto& pane : report.output)
+    if (step_.poller().Watching(pane)) step_.poller().MarkChanged(pane, now);
+  if (report.changed || !report.output.empty()) StartScan(true);
+}
+
+std::set<std::string> SshCollector::HeardPanes(const Topology& topology) {
+  // As the local collector's: a pane was heard whole since the previous
+  // read only if the same client followed its session then too.
+  std::map<std::string, int64_t> now = feed_up_ ? connected_ : std::map<std::string, int64_t>{};
+  std::set<std::string> panes;
+  for (const auto& p : topology.panes) {
+    auto a = now.find(p.session_id);
+    auto b = heard_.find(p.session_id);
+    if (a != now.end() && b != heard_.end() && a->second == b->second) panes.insert(p.pane_id);
+  }
+  heard_ = std::move(now);
+  return panes;
+}
+
+void SshCollector::StartScan(bool notified) {
+  if (in_flight_) {
+    // The host is slower than the interval: a timer beat is skipped; a
+    // notification starts one more scan after this one.
+    pending_ = pending_ || notified;
+    return;
+  }
   auto* scan = new Scan;
   scan->req.data = scan;
   scan->owner = this;
   scan->executor = executor_;
-  // -u: an ssh session seldom has a UTF-8 locale, and tmux would print
-  // non-ASCII names and screen text as '_'.
-  scan->tmux = {"tmux", "-u"};
-  if (!options_.socket_path.empty()) scan->tmux.insert(scan->tmux.end(), {"-S", options_.socket_path});
+  scan->notified = notified;
+  scan->tmux = TmuxArgv();
   const TimeNs now = clock_.Now();
   step_.poller().Tick(now);
   scan->capture_panes = step_.poller().TakeDueCaptures(now);
   scan->nonce = core::NewUlid(now);
   in_flight_ = scan;
+  scan->works = works_;
+  ++*works_;
   uv_queue_work(
       loop_, &scan->req, [](uv_work_t* r) { static_cast<Scan*>(r->data)->Run(); },
       [](uv_work_t* r, int) {
         std::unique_ptr<Scan> done(static_cast<Scan*>(r->data));
+        --*done->works;
         if (done->owner) done->owner->Finish(*done);
       });
 }
@@ -273,6 +347,33 @@ void SshCollector::StartScan() {
 void SshCollector::Finish(Scan& scan) {
   in_flight_ = nullptr;
   ++scans_;
+  if (scan.notified) ++notified_scans_;
+  // Whatever the scan's outcome, a notification that came meanwhile gets
+  // its own scan.
+  struct Next {
+    SshCollector* self;
+    ~Next() {
+      if (self->pending_) {
+        self->pending_ = false;
+        self->StartScan(true);
+      }
+    }
+  } next{this};
+  // While the feed is up the timer is slow: a pane marked but not yet due,
+  // and an analyzer's recheck, get a scan at the poller's deadline.
+  struct Due {
+    SshCollector* self;
+    ~Due() {
+      const TimeNs at = self->step_.poller().NextDeadline();
+      if (!self->feed_up_ || at <= 0) {
+        uv_timer_stop(self->due_);
+        return;
+      }
+      uv_timer_start(
+          self->due_, [](uv_timer_t* t) { static_cast<SshCollector*>(t->data)->StartScan(true); },
+          Ms(at - self->clock_.Now()), 0);
+    }
+  } due{this};
   const TimeNs now = clock_.Now();
   if (!scan.status) {
     for (const auto& p : scan.capture_panes) step_.poller().CaptureFailed(p);
@@ -295,6 +396,7 @@ void SshCollector::Finish(Scan& scan) {
   // The captures were taken before the scan: the poller gets them once it
   // watches the scan's panes (a pane no longer watched ignores its capture).
   ScanStep::Hooks hooks;
+  hooks.heard = [this](const PaneScanner::Result& result) { return HeardPanes(result.topology); };
   hooks.before_publish = [&] {
     for (const auto& p : scan.capture_panes) {
       auto it = scan.captures.find(p);

@@ -2,10 +2,13 @@
 // local shell), then the whole collector against a real sshd on 127.0.0.1
 // and a private tmux server reached through it: topology, agent
 // identification from the remote /proc snapshot, CAP state from a replayed
-// Claude Code approval, and an unreachable host reported down.
+// Claude Code approval, an unreachable host reported down, and the control
+// clients over ssh: a pane change scanned because of its %output, a killed
+// client falling back to the timer and coming back.
 #include "aggregator/observe/collector_ssh.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -13,6 +16,7 @@
 #include "aggregator/observe/identify_agent.h"
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/file_reader.h"
+#include "libagtcore/text.h"
 #include "tests/agg/observe/fake_sink.h"
 #include "tests/agg/observe/tmux_fixture.h"
 #include "tests/agg/targets/sshd_fixture.h"
@@ -121,8 +125,13 @@ TEST(RemoteScripts, CapturesAreFramedPerPaneAndFailuresLeftOut) {
 class SshCollectorTest : public ::testing::Test {
  protected:
   void SetUp() override { unsetenv("TMUX"); }
-  void Start(SshOptions ssh) {
+  void Start(SshOptions ssh, bool control = false) {
     SshCollectorOptions o;
+    if (control) {
+      o.control = ssh;
+      o.safety_interval = 3600 * core::kNsPerSec;  // no safety scan during a test
+      o.control_retry = 1500 * core::kNsPerSec / 1000;
+    }
     o.target_id = "vm";
     o.socket_path = tmux.socket();
     o.scan_interval = 300 * core::kNsPerMs;
@@ -134,8 +143,10 @@ class SshCollectorTest : public ::testing::Test {
   }
   void TearDown() override {
     if (collector) collector->Stop();
-    // Let a scan in flight finish and free itself.
-    loop.RunFor(200);
+    // Let a scan in flight finish and free itself: a loop closed with its
+    // work request still queued aborts in libuv.
+    for (int i = 0; i < 600 && collector && collector->scan_pending(); ++i) loop.RunFor(50);
+    loop.RunFor(50);
     collector.reset();
   }
 
@@ -209,6 +220,80 @@ TEST_F(SshCollectorTest, AnUnreachableHostGoesDegradedThenDown) {
   EXPECT_EQ(health[1].health, "down");
   for (const auto& h : health) EXPECT_EQ(h.target_id, "vm");
   EXPECT_TRUE(sink.topologies.empty());
+}
+
+TEST_F(SshCollectorTest, AControlNotificationStartsTheScanThatReportsAPaneChange) {
+  const std::string fx = testing::SourceDir() + "/../../fixtures/claude/2.1.197/shell_approved/snapshots.jsonl";
+  const std::string d = dir.path() + "/replay";
+  std::filesystem::create_directories(d);
+  const int approval = testing::FirstSnapshotWith(fx, "Do you want to proceed?");
+  ASSERT_GT(testing::PrepareReplay(fx, d, "claude"), approval);
+  ASSERT_GT(approval, 0);
+  const std::string pane = tmux.Must({"new-session", "-d", "-s", "agents", "-x", "120", "-y", "40", "-P", "-F",
+                                      "#{pane_id}", d + "/claude", d, "0"});
+  tmux.Must({"new-session", "-d", "-s", "other", "sh"});
+  Start(sshd.Options(), /*control=*/true);
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->feed_up() && collector->notified_scans() >= 1; }, 15000))
+      << "the control clients did not attach over ssh";
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->topology().panes.size() == 2; }, 15000));
+  loop.RunFor(500);  // whatever the start asked for is done
+  ASSERT_TRUE(collector->feed_up());
+
+  auto approval_seen = [&](size_t from) {
+    for (size_t i = from; i < sink.events.size(); ++i) {
+      const auto& e = sink.events[i];
+      if (e.event_type == "state_changed" && e.pane_id == pane && e.signal &&
+          e.signal->state == core::State::kWaitingApproval)
+        return true;
+    }
+    return false;
+  };
+  const int64_t timer_scans = collector->scans() - collector->notified_scans();
+  const int64_t notified = collector->notified_scans();
+  const size_t from = sink.events.size();
+  ASSERT_FALSE(approval_seen(0));
+  testing::ShowScreen(d, approval);
+  // The timer waits an hour: only a scan a notification started can see it.
+  ASSERT_TRUE(loop.RunUntil([&] { return approval_seen(from); }, 15000)) << "no waiting_approval";
+  EXPECT_GT(collector->notified_scans(), notified);
+  EXPECT_EQ(collector->scans() - collector->notified_scans(), timer_scans) << "a timer scan ran";
+  EXPECT_TRUE(collector->feed_up());
+}
+
+TEST_F(SshCollectorTest, AKilledControlClientFallsBackToTheTimerAndComesBack) {
+  tmux.Must({"new-session", "-d", "-s", "w", "sleep 600"});
+  Start(sshd.Options(), /*control=*/true);
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->feed_up() && collector->scans() >= 1; }, 15000));
+  loop.RunFor(300);
+  const int64_t timer_scans = collector->scans() - collector->notified_scans();
+
+  // Kill the remote `tmux -C` client (the only client of this server).
+  // list-clients shows a client once it is attached, which on a loaded
+  // machine can be a little after the feed reported itself up.
+  std::string clients;
+  std::vector<pid_t> control;
+  for (int i = 0; i < 100 && control.empty(); ++i) {
+    if (i > 0) loop.RunFor(50);
+    clients = tmux.Must({"list-clients", "-F", "#{client_pid} #{client_control_mode}"});
+    for (std::string_view line : core::SplitLines(clients))
+      if (line.size() >= 3 && line.substr(line.size() - 2) == " 1") control.push_back(pid_t(std::stol(std::string(line))));
+  }
+  ASSERT_EQ(control.size(), 1u) << clients;
+  ASSERT_EQ(kill(control[0], SIGKILL), 0);
+  ASSERT_TRUE(loop.RunUntil([&] { return !collector->feed_up(); }, 15000)) << "the feed did not notice";
+  // Down: the timer scans again (every 300 ms here) until the feed is back.
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->scans() - collector->notified_scans() > timer_scans; }, 15000));
+  const int64_t before = collector->notified_scans();
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->feed_up(); }, 15000)) << "the feed did not come back";
+  // Its attach starts a scan.
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->notified_scans() > before; }, 15000));
+  loop.RunFor(300);
+
+  // Back up: a new window reaches the topology through a notification.
+  const int64_t notified = collector->notified_scans();
+  tmux.Must({"new-window", "-d", "-t", "w", "sleep 600"});
+  ASSERT_TRUE(loop.RunUntil([&] { return collector->topology().panes.size() == 2; }, 15000));
+  EXPECT_GT(collector->notified_scans(), notified);
 }
 
 }  // namespace
