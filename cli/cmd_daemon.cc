@@ -81,9 +81,11 @@ int Run(const std::string& verb, bool json) {
                 static_cast<long long>(d["uptime_seconds"].GetInt64()), d["socket_path"].GetString());
     const long long panes = d["panes"].GetInt64(), agents = d["agent_panes"].GetInt64(),
                     watchers = d["watchers"].GetInt64();
-    std::printf("engine %s, persistence %s, %lld %s (%lld with an agent), %lld %s\n", d["engine"].GetString(),
-                d["persistence"].GetString(), panes, panes == 1 ? "pane" : "panes", agents, watchers,
-                watchers == 1 ? "watcher" : "watchers");
+    // The state core is named only when it is not the usual one ("engine").
+    const std::string engine = d["engine"].GetString();
+    std::printf("%sstore %s, %lld %s (%lld with an agent), %lld %s\n",
+                engine == "engine" ? "" : ("state core " + engine + ", ").c_str(), d["persistence"].GetString(),
+                panes, panes == 1 ? "pane" : "panes", agents, watchers, watchers == 1 ? "watcher" : "watchers");
     // Events lost on the way to the store (docs/api.md, /v1/health).
     if (d.HasMember("events_dropped") && d["events_dropped"].IsInt64()) {
       std::string why;

@@ -37,6 +37,7 @@ TEST_F(CliTest, StartsTheDaemonOnDemandAndReadsThroughIt) {
   auto status = Agtmux({"daemon", "status"});
   EXPECT_EQ(status.status, 0);
   EXPECT_NE(status.out.find("agtmuxd is running"), std::string::npos);
+  EXPECT_NE(status.out.find("\nstore sqlite, 0 panes (0 with an agent), 0 watchers\n"), std::string::npos) << status.out;
 
   // Feed a wrapped pane through the API, as the wrapper would.
   Daemon view(env_);  // a second daemon is refused; only its client helper is used
