@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -124,6 +125,10 @@ class Lab {
   ~Lab() { Tmux({"kill-server"}); }
   std::string tmux_dir() const { return env_.root + "/tmux"; }
   const std::string& bin() const { return bin_; }
+  /// The server's socket (what $TMUX names inside its panes).
+  const std::string& socket() const { return sock_; }
+  /// Where recording `i` writes its start time once it plays.
+  std::string start_file(size_t i) const { return env_.root + "/start" + std::to_string(i); }
 
   std::string Tmux(std::vector<std::string> args) const {
     std::vector<std::string> a = {"/usr/bin/tmux", "-S", sock_, "-f", "/dev/null"};
@@ -150,9 +155,11 @@ class Lab {
   /// each daemon every 10 ms until the longest has ended (+ `tail_s`).
   /// Returns, per daemon, per recording, the timeline on the recording's
   /// clock (seconds since its t = 0); false when the panes never showed up.
+  /// `on_go`, when given, is called as the recordings are told to start
+  /// (the hooks' player starts there, live_cap_hooks.h).
   bool PlayAndWatch(std::vector<Recording>& recs, const std::vector<const Daemon*>& daemons,
                     std::vector<std::vector<detect::corpus::Timeline>>* out, int settle_ms = 2000,
-                    double tail_s = 1.0) {
+                    double tail_s = 1.0, const std::function<void()>& on_go = {}) {
     const bool listed = PollUntil(
         [&] {
           for (const Daemon* d : daemons)
@@ -163,6 +170,7 @@ class Lab {
     if (!listed) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
     std::ofstream(go_file()) << "go\n";
+    if (on_go) on_go();
     double longest = 0;
     for (const auto& r : recs) longest = std::max(longest, r.duration);
     const int64_t end = RealNs() + int64_t((longest + tail_s + 0.5) * 1e9);
@@ -195,7 +203,6 @@ class Lab {
 
  private:
   std::string go_file() const { return env_.root + "/go"; }
-  std::string start_file(size_t i) const { return env_.root + "/start" + std::to_string(i); }
   const TestEnv& env_;
   std::string sock_, bin_;
 };

@@ -1,24 +1,38 @@
 // The live CAP gate (issue 15 item 6; docs/patterns.md, "Verifying a rule
-// on recordings"): a small fixed selection of the corpus (an approval, a question and completed
-// turns for each agent; Claude Code 2.1.330 in its default and auto modes)
-// played in real time into the panes of a private tmux server watched by
-// one real agtmuxd with byte screens on (the default), unwrapped and
-// without hooks, so every state is CAP. Each group (agent/version/mode) is
-// held to the CAP gate's bars, scored as the replayed gate scores
-// (tests/detect/corpus.h): time-weighted agreement >= 97 % with 300 ms
-// grace, no missed wait, no false waiting_approval, right choices and
-// cursor. The daemon reads its patterns from $AGTMUX_PATTERNS_DIR, so the
-// gate can be run against an edited pattern set; the second test shows it
-// fails on a set without Claude Code's approval rules.
+// on recordings"): every recording of the corpus (tests/fixtures, found as
+// the replayed gates find them) played in real time into the panes of
+// private tmux servers, each watched by one real agtmuxd with byte screens
+// on (the default), unwrapped, so every state is CAP. The recordings are
+// played in batches (kBatch panes per server and daemon, one batch after
+// the other), and split into shards by agent (Claude Code's groups over two
+// shards), one test each, so that meson can run two beside each other.
+// Each group (agent/version/mode) is held to the CAP gate's bars, scored as
+// the replayed gate scores (tests/detect/corpus.h): time-weighted agreement
+// >= 97 % with 300 ms grace, no missed wait, no false waiting_approval,
+// right choices and cursor. A shard judges whole groups only.
+//
+// With and without hooks: the shards play every recording's screen without
+// its hooks (a "+hooks" recording's screen too, as the replayed CAP gate
+// does), printed as LIVE; the hooks variant (the recordings with a
+// hooks.jsonl) is played again with its hook events sent to the daemon at
+// their recorded times (live_cap_hooks.h), and the state the daemon fuses
+// from both is held to the same bars, printed as F-LIVE.
+//
+// The daemons read their patterns from $AGTMUX_PATTERNS_DIR, so the gate
+// can be run against an edited pattern set; the last test shows it fails
+// on a set without Claude Code's approval rules.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "tests/agg/observe/live_cap.h"
+#include "tests/agg/observe/live_cap_hooks.h"
 
 namespace {
 
@@ -27,53 +41,64 @@ using agt::test::Daemon;
 using agt::test::TestEnv;
 namespace live = agt::test::live_cap;
 
-// One approval, one question and completed turns per agent, and a second
-// Claude Code mode (auto: a risky command approved, and completed turns).
-constexpr const char* kSelection[] = {
-    "claude/2.1.330/shell_approved",      "claude/2.1.330/question_single",
-    "claude/2.1.330/turns_completed",     "claude/2.1.330/auto/shell_risky_approved",
-    "claude/2.1.330/auto/turns_completed", "codex/0.169.0/shell_approved",
-    "codex/0.169.0/question",             "codex/0.169.0/turns_completed",
-    "gemini/0.61.0/shell_approved",       "gemini/0.61.0/question",
-    "gemini/0.61.0/turns_completed",
-};
+/// Panes played at once by one daemon. The recordings are sorted by length
+/// before they are cut into batches, so a batch lasts about as long as its
+/// longest recording and the short ones do not wait behind a long one.
+constexpr size_t kBatch = 12;
 
-/// Plays `dirs` live to one daemon reading the patterns in `patterns_dir`
-/// (none: the daemon's default) and returns each group's verdict against
-/// the CAP bars, printing the figures under `label` (scripts/test.sh
-/// repeats the "LIVE" group lines).
-std::vector<GroupVerdict> PlayLive(const char* label, const std::vector<std::string>& dirs,
-                                   const std::string& patterns_dir) {
-  TestEnv env;
-  if (!patterns_dir.empty()) env.vars.push_back("AGTMUX_PATTERNS_DIR=" + patterns_dir);
-  std::vector<live::Recording> recs;
-  for (const auto& d : dirs) {
-    auto r = live::LoadRecording(FixturesRoot() + "/" + d);
-    EXPECT_TRUE(r.ok()) << r.error().message;
-    if (!r.ok()) return {};
-    recs.push_back(std::move(r).value());
-  }
-  live::Lab lab(env);
-  lab.CreatePanes(recs);
-  for (const auto& r : recs) EXPECT_FALSE(r.pane.empty()) << "no pane for " << r.fixture.dir;
-  Daemon daemon(env);
-  EXPECT_TRUE(daemon.WaitReady());
-  std::vector<std::vector<Timeline>> timelines;
-  const bool listed = lab.PlayAndWatch(recs, {&daemon}, &timelines);
-  EXPECT_TRUE(listed) << "the daemon never listed every pane as an agent";
-  if (!listed) return {};
+/// The agents whose recordings the shards below play (a recording of any
+/// other agent fails EveryRecordingHasAShard).
+constexpr const char* kAgents[] = {"claude", "codex", "gemini"};
+
+/// Plays `recs` live in batches, each to a daemon of its own reading the
+/// patterns in `patterns_dir` (none: the daemon's default), with their hook
+/// events when `hooks` (live_cap_hooks.h), and returns each group's verdict
+/// against the CAP bars, printing the figures under `label` (scripts/test.sh
+/// repeats the group lines).
+std::vector<GroupVerdict> PlayLive(const char* label, std::vector<live::Recording> recs,
+                                   const std::string& patterns_dir, bool hooks = false) {
+  std::stable_sort(recs.begin(), recs.end(),
+                   [](const live::Recording& a, const live::Recording& b) { return a.duration > b.duration; });
   std::map<std::string, Score> groups;
   std::map<std::string, int> counts;
-  for (size_t i = 0; i < recs.size(); ++i) {
-    const Fixture& f = recs[i].fixture;
-    EXPECT_NE(recs[i].start, 0) << f.dir << " never started playing";
-    Score s = live::ScoreLive(recs[i], timelines[0][i]);
-    std::printf("%s %-48s agree %6.2f%% of %6.1fs  false_approval %.2fs  waits %d missed %d  "
-                "detail_wrong %.2fs\n",
-                label, (f.Group() + "/" + f.scenario).c_str(), 100 * s.Agreement(), s.counted, s.false_approval,
-                s.waits, s.missed_waits, s.detail_wrong);
-    groups[f.Group()].Add(s);
-    ++counts[f.Group()];
+  for (size_t first = 0; first < recs.size(); first += kBatch) {
+    std::vector<live::Recording> batch(recs.begin() + first,
+                                       recs.begin() + std::min(recs.size(), first + kBatch));
+    std::vector<std::vector<HookRecord>> events(batch.size());
+    if (hooks)
+      for (size_t i = 0; i < batch.size(); ++i) {
+        auto h = LoadHooks(batch[i].fixture.dir);
+        EXPECT_TRUE(h.ok()) << batch[i].fixture.dir << ": " << h.error().message;
+        if (h.ok()) events[i] = std::move(h).value();
+      }
+    TestEnv env;
+    if (!patterns_dir.empty()) env.vars.push_back("AGTMUX_PATTERNS_DIR=" + patterns_dir);
+    live::Lab lab(env);
+    lab.CreatePanes(batch);
+    for (const auto& r : batch) EXPECT_FALSE(r.pane.empty()) << "no pane for " << r.fixture.dir;
+    Daemon daemon(env);
+    EXPECT_TRUE(daemon.WaitReady());
+    live::HookPlayer player(daemon, lab, std::move(events));
+    std::vector<std::vector<Timeline>> timelines;
+    const bool listed = lab.PlayAndWatch(batch, {&daemon}, &timelines, 2000, 1.0, [&] {
+      if (hooks) player.Start(batch);
+    });
+    EXPECT_TRUE(listed) << "the daemon never listed every pane of a batch as an agent";
+    if (!listed) return {};
+    player.Join();
+    for (const auto& p : player.problems()) ADD_FAILURE() << p;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Fixture& f = batch[i].fixture;
+      EXPECT_NE(batch[i].start, 0) << f.dir << " never started playing";
+      Score s = live::ScoreLive(batch[i], timelines[0][i]);
+      std::printf("%s %-48s agree %6.2f%% of %6.1fs  false_approval %.2fs  waits %d missed %d  "
+                  "detail_wrong %.2fs\n",
+                  label, (f.Group() + "/" + f.scenario).c_str(), 100 * s.Agreement(), s.counted,
+                  s.false_approval, s.waits, s.missed_waits, s.detail_wrong);
+      groups[f.Group()].Add(s);
+      ++counts[f.Group()];
+    }
+    std::fflush(stdout);
   }
   auto verdicts = JudgeGroups(groups, counts, kCapBar);
   std::printf("\n");
@@ -85,15 +110,90 @@ std::vector<GroupVerdict> PlayLive(const char* label, const std::vector<std::str
   return verdicts;
 }
 
+/// Every recording of the corpus, loaded (with `hooks`: only those with a
+/// hooks.jsonl).
+std::vector<live::Recording> Corpus(bool hooks = false) {
+  std::vector<live::Recording> out;
+  for (const auto& dir : FindFixtures(FixturesRoot())) {
+    if (hooks && !HasHooks(dir)) continue;
+    auto r = live::LoadRecording(dir);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    if (r.ok()) out.push_back(std::move(r).value());
+  }
+  return out;
+}
+
+/// Shard `k` of `n` of `agent`'s recordings: its groups dealt to the shards
+/// by length (the longest group first, each to the shard with the least
+/// playing time so far), so the shards last about as long and each group
+/// is judged whole in one of them.
+std::vector<live::Recording> Shard(const std::string& agent, int k, int n) {
+  std::map<std::string, double> length;
+  std::vector<live::Recording> mine;
+  for (auto& r : Corpus()) {
+    if (r.fixture.agent != agent) continue;
+    length[r.fixture.Group()] += r.duration;
+    mine.push_back(std::move(r));
+  }
+  std::vector<std::pair<double, std::string>> by_length;
+  for (const auto& [g, l] : length) by_length.push_back({l, g});
+  std::sort(by_length.rbegin(), by_length.rend());
+  std::vector<double> load(size_t(n), 0.0);
+  std::set<std::string> picked;
+  for (const auto& [l, g] : by_length) {
+    const size_t to = size_t(std::min_element(load.begin(), load.end()) - load.begin());
+    load[to] += l;
+    if (int(to) == k) picked.insert(g);
+  }
+  std::vector<live::Recording> out;
+  for (auto& r : mine)
+    if (picked.count(r.fixture.Group()) > 0) out.push_back(std::move(r));
+  return out;
+}
+
 std::string PatternsDir() {
   const char* p = std::getenv("AGTMUX_PATTERNS_DIR");
   return p != nullptr ? p : "";
 }
 
-TEST(LiveCapGate, RecordingsPlayedLive) {
-  auto verdicts = PlayLive("LIVE", {std::begin(kSelection), std::end(kSelection)}, PatternsDir());
-  ASSERT_EQ(verdicts.size(), 4u) << "one group per agent/version/mode of the selection";
+void RunShard(const std::string& agent, int k, int n) {
+  auto recs = Shard(agent, k, n);
+  ASSERT_FALSE(recs.empty()) << "no " << agent << " recordings under " << FixturesRoot();
+  std::set<std::string> expected;
+  for (const auto& r : recs) expected.insert(r.fixture.Group());
+  auto verdicts = PlayLive("LIVE", std::move(recs), PatternsDir());
+  ASSERT_EQ(verdicts.size(), expected.size()) << "one verdict per agent/version/mode group";
   for (const auto& v : verdicts) EXPECT_TRUE(v.failures.empty()) << FormatVerdict("LIVE", v);
+}
+
+TEST(LiveCapGate, Claude1of2) { RunShard("claude", 0, 2); }
+TEST(LiveCapGate, Claude2of2) { RunShard("claude", 1, 2); }
+TEST(LiveCapGate, Codex) { RunShard("codex", 0, 1); }
+TEST(LiveCapGate, Gemini) { RunShard("gemini", 0, 1); }
+
+// Every recording is played by one of the shards above.
+TEST(LiveCapGate, EveryRecordingHasAShard) {
+  auto dirs = FindFixtures(FixturesRoot());
+  ASSERT_FALSE(dirs.empty()) << "no fixtures under " << FixturesRoot();
+  for (const auto& dir : dirs) {
+    auto f = LoadFixture(dir);
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    EXPECT_NE(std::find(std::begin(kAgents), std::end(kAgents), f->agent), std::end(kAgents))
+        << dir << ": no live shard plays " << f->agent << "'s recordings (add one to live_cap_gate_test.cc "
+        << "and tests/agg/observe/meson.build)";
+  }
+}
+
+// With the hooks installed: the hooks variant with its hook events sent
+// live, the daemon fusing them with what it reads on the screen.
+TEST(LiveCapGate, WithHooks) {
+  auto recs = Corpus(true);
+  ASSERT_FALSE(recs.empty()) << "no recording with hooks.jsonl under " << FixturesRoot();
+  std::set<std::string> expected;
+  for (const auto& r : recs) expected.insert(r.fixture.Group());
+  auto verdicts = PlayLive("F-LIVE", std::move(recs), PatternsDir(), true);
+  ASSERT_EQ(verdicts.size(), expected.size()) << "one verdict per agent/version/mode group";
+  for (const auto& v : verdicts) EXPECT_TRUE(v.failures.empty()) << FormatVerdict("F-LIVE", v);
 }
 
 // The gate can fail: with Claude Code's approval rules taken out of a copy
@@ -128,7 +228,9 @@ TEST(LiveCapGate, FailsWithoutClaudesApprovalRules) {
   flush();
   ASSERT_GE(dropped, 2) << "no claude.approval.* rules found in " << src << "/claude.toml";
   std::ofstream(dir + "/claude.toml", std::ios::trunc) << kept;
-  auto verdicts = PlayLive("LIVE-BROKEN", {"claude/2.1.330/shell_approved"}, dir);
+  auto rec = live::LoadRecording(FixturesRoot() + "/claude/2.1.330/shell_approved");
+  ASSERT_TRUE(rec.ok()) << rec.error().message;
+  auto verdicts = PlayLive("LIVE-BROKEN", {std::move(rec).value()}, dir);
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_FALSE(verdicts[0].failures.empty()) << "the gate passed without Claude's approval rules";
   EXPECT_GE(verdicts[0].score.missed_waits, 1);
