@@ -6,10 +6,14 @@
 //
 //   cast_play FILE [--speed X] [--loop] [--start-file PATH] [--wait-file PATH]
 //
-// Output post-processing is turned off on the terminal (the recording holds
-// what the agent's terminal received, CRs included). Input and resize events
-// are not played: the keystrokes were the lab driver's, and the pane is
-// created at the recording's size. --wait-file: start when that file exists
+// The terminal is put in raw mode, as the agents put it: no output
+// post-processing (the recording holds what the agent's terminal received,
+// CRs included) and no echo. Without that, tmux's answers to the agent's
+// terminal queries (device attributes, XTVERSION: "^[P>|tmux 3.3a^[\...")
+// are echoed into the pane, over a startup dialog's options, which the
+// agent's screen never showed. Input (those answers included) is left
+// unread; input and resize events are not played: the keystrokes were the
+// lab driver's, and the pane is created at the recording's size. --wait-file: start when that file exists
 // (so several panes start together); --start-file: write the start time
 // (CLOCK_REALTIME, ns) there, so a timeline can be put on the cast's clock.
 // At the end it stays (sleeping) until killed, like an agent that exited
@@ -78,7 +82,7 @@ int main(int argc, char** argv) {
   }
   termios t{};
   if (tcgetattr(1, &t) == 0) {
-    t.c_oflag &= ~tcflag_t(OPOST);
+    cfmakeraw(&t);
     tcsetattr(1, TCSANOW, &t);
   }
   while (!wait_file.empty() && access(wait_file.c_str(), F_OK) != 0)
