@@ -65,11 +65,13 @@ std::vector<GroupVerdict> PlayLive(const char* label, std::vector<live::Recordin
     std::vector<live::Recording> batch(recs.begin() + first,
                                        recs.begin() + std::min(recs.size(), first + kBatch));
     std::vector<std::vector<HookRecord>> events(batch.size());
+    size_t to_send = 0;
     if (hooks)
       for (size_t i = 0; i < batch.size(); ++i) {
         auto h = LoadHooks(batch[i].fixture.dir);
         EXPECT_TRUE(h.ok()) << batch[i].fixture.dir << ": " << h.error().message;
         if (h.ok()) events[i] = std::move(h).value();
+        to_send += events[i].size();
       }
     TestEnv env;
     if (!patterns_dir.empty()) env.vars.push_back("AGTMUX_PATTERNS_DIR=" + patterns_dir);
@@ -87,6 +89,7 @@ std::vector<GroupVerdict> PlayLive(const char* label, std::vector<live::Recordin
     if (!listed) return {};
     player.Join();
     for (const auto& p : player.problems()) ADD_FAILURE() << p;
+    EXPECT_EQ(size_t(player.sent()), to_send) << "hook events the daemon took";
     for (size_t i = 0; i < batch.size(); ++i) {
       const Fixture& f = batch[i].fixture;
       EXPECT_NE(batch[i].start, 0) << f.dir << " never started playing";
