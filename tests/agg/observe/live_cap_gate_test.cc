@@ -66,12 +66,15 @@ std::vector<GroupVerdict> PlayLive(const char* label, std::vector<live::Recordin
                                        recs.begin() + std::min(recs.size(), first + kBatch));
     std::vector<std::vector<HookRecord>> events(batch.size());
     size_t to_send = 0;
+    std::vector<std::set<std::string>> hook_rules(batch.size());  // the rules the hooks' signals name
     if (hooks)
       for (size_t i = 0; i < batch.size(); ++i) {
         auto h = LoadHooks(batch[i].fixture.dir);
         EXPECT_TRUE(h.ok()) << batch[i].fixture.dir << ": " << h.error().message;
         if (h.ok()) events[i] = std::move(h).value();
         to_send += events[i].size();
+        for (const auto& e : events[i])
+          if (e.event.signal) hook_rules[i].insert(e.event.signal->rule_id);
       }
     TestEnv env;
     if (!patterns_dir.empty()) env.vars.push_back("AGTMUX_PATTERNS_DIR=" + patterns_dir);
@@ -93,6 +96,13 @@ std::vector<GroupVerdict> PlayLive(const char* label, std::vector<live::Recordin
     for (size_t i = 0; i < batch.size(); ++i) {
       const Fixture& f = batch[i].fixture;
       EXPECT_NE(batch[i].start, 0) << f.dir << " never started playing";
+      if (hooks) {
+        // The daemon bound the hooks to the live pane: its state came from
+        // them at least once.
+        const bool shown = std::any_of(timelines[0][i].begin(), timelines[0][i].end(),
+                                       [&](const Point& p) { return hook_rules[i].count(p.signal.rule_id) > 0; });
+        EXPECT_TRUE(shown) << f.dir << ": the pane's state never came from its hooks";
+      }
       Score s = live::ScoreLive(batch[i], timelines[0][i]);
       std::printf("%s %-48s agree %6.2f%% of %6.1fs  false_approval %.2fs  waits %d missed %d  "
                   "detail_wrong %.2fs\n",
