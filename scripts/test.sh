@@ -33,10 +33,10 @@
 # Why the live CAP gate (suite `gates`, tests `live_cap_gate_*`: every
 # recording of the corpus played in real time, about 24 min of recordings,
 # 12 panes per daemon) stays in the sanitizer pass although it judges the
-# daemon by how soon it reports each state: measured, the sanitized -O1
-# daemon keeps up. Its whole `gates` suite took (2026-11-24) 146 s of wall time with two
-# busy loops at nice 19 beside it (the fuzzers' place), against 135 s
-# unsanitized, every group within 0.1 point of the unsanitized figures; and
+# daemon by how soon it reports each state: measured (2026-11-24), the
+# sanitized -O1 daemon keeps up. Its whole `gates` suite took 146 s of wall
+# time with two busy loops at nice 19 beside it (the fuzzers' place),
+# against 135 s unsanitized, every group within 0.1 point of the unsanitized figures; and
 # it runs the daemon's byte screens over every recorded agent's output under
 # the sanitizers. `--no-suite live-corpus` would leave its four corpus
 # shards out should that stop being true.
