@@ -104,6 +104,15 @@ struct TmuxControlClient::Conn {
       if (exited || !owner) return;
     }
   }
+  /// An attach that never started: closes everything, reports nothing.
+  void Abandon() {
+    owner = nullptr;
+    exited = true;
+    CloseAll();
+  }
+  /// Reads tmux's control output from `out`. At its EOF a process's Conn
+  /// waits for the exit callback; a protocol Conn has ended.
+  void ReadControl();
 };
 
 namespace {
@@ -156,6 +165,17 @@ void ReadInto(uv_stream_t* stream, void (*got)(uv_stream_t*, ssize_t, const uv_b
 }
 
 }  // namespace
+
+void TmuxControlClient::Conn::ReadControl() {
+  ReadInto(reinterpret_cast<uv_stream_t*>(&out), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
+    Conn* cc = static_cast<Conn*>(s->data);
+    if (n > 0 && cc->owner) cc->owner->OnData(cc, std::string_view(buf->base, size_t(n)));
+    delete[] buf->base;
+    if (n >= 0) return;
+    if (!cc->by_protocol) uv_read_stop(s);
+    else if (!cc->exited) cc->Ended();
+  });
+}
 
 TmuxControlClient::TmuxControlClient(uv_loop_t* loop, ControlClientOptions options,
                                      Callbacks callbacks)
@@ -333,19 +353,12 @@ void TmuxControlClient::AttachByProtocol(int64_t server) {
     int fd = -1;
     if (uv_fileno(uv::AsHandle(&c->out), &fd) != 0) ::close(control_fd);
     if (uv_fileno(uv::AsHandle(&c->server), &fd) != 0) ::close(server_fd);
-    c->owner = nullptr;
-    c->exited = true;
-    c->CloseAll();
+    c->Abandon();
     ScheduleReconnect();
     return;
   }
   conn_ = c;
-  ReadInto(reinterpret_cast<uv_stream_t*>(&c->out), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
-    Conn* cc = static_cast<Conn*>(s->data);
-    if (n > 0 && cc->owner) cc->owner->OnData(cc, std::string_view(buf->base, size_t(n)));
-    delete[] buf->base;
-    if (n < 0 && !cc->exited) cc->Ended();
-  });
+  c->ReadControl();
   ReadInto(reinterpret_cast<uv_stream_t*>(&c->server), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
     Conn* cc = static_cast<Conn*>(s->data);
     if (n > 0 && !cc->exited) cc->messages.Feed(std::string_view(buf->base, size_t(n)));
@@ -425,19 +438,12 @@ void TmuxControlClient::SpawnProcess() {
   int rc = uv_spawn(loop_, &c->process, &po);
   if (rc != 0) {
     // The process handle is closed too (libuv requires it after a failure).
-    c->owner = nullptr;
-    c->exited = true;
-    c->CloseAll();
+    c->Abandon();
     ScheduleReconnect();
     return;
   }
   conn_ = c;
-  ReadInto(reinterpret_cast<uv_stream_t*>(&c->out), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
-    Conn* cc = static_cast<Conn*>(s->data);
-    if (n > 0 && cc->owner) cc->owner->OnData(cc, std::string_view(buf->base, size_t(n)));
-    delete[] buf->base;
-    if (n < 0) uv_read_stop(s);
-  });
+  c->ReadControl();
 }
 
 void TmuxControlClient::OnData(Conn* c, std::string_view bytes) {
