@@ -92,15 +92,16 @@ class TmuxControlClient {
 
   /// Starts the first attach attempt.
   void Start();
-  /// Ends the process and stops retrying.
+  /// Ends the attach (closes its sockets, or ends its process) and stops
+  /// retrying.
   void Stop();
   bool connected() const;
-  /// Sends one command line (no trailing newline). False when no process
-  /// runs; otherwise `done` is called exactly once, with ok=false and text
-  /// "disconnected" if the process ends first.
+  /// Sends one command line (no trailing newline). False when no attach is
+  /// under way; otherwise `done` is called exactly once, with ok=false and
+  /// text "disconnected" if the attach ends first.
   bool Send(const std::string& command, ReplyFn done);
   /// Sends one line of two commands ("a ; b"), which tmux answers with two
-  /// blocks; `done` gets both, once (as Send: "disconnected" if the process
+  /// blocks; `done` gets both, once (as Send: "disconnected" if the attach
   /// ends first).
   using PairFn = std::function<void(const ControlReply& first, const ControlReply& second)>;
   bool SendPair(const std::string& command, PairFn done);
@@ -112,7 +113,7 @@ class TmuxControlClient {
   /// failed otherwise than "no server").
   bool spawning() const { return spawn_server_ != 0 && spawn_server_ == young_pid_; }
   int64_t commands_sent() const { return commands_; }
-  /// Socket probes that found no server (no process was started).
+  /// Socket probes that found no server (no attach was tried).
   int64_t probes() const { return probes_; }
   /// True while the socket's directory is watched.
   bool watching() const { return watch_ != nullptr; }
