@@ -41,6 +41,8 @@ class RemoteMirror {
   /// `now`) or came back (the next lines refresh them).
   void SetReachable(bool reachable, core::TimeNs now);
   bool reachable() const { return reachable_; }
+  /// After a `reset`, until its snapshot: the rows are not the remote's.
+  bool awaiting_snapshot() const { return awaiting_snapshot_; }
   const std::vector<PaneRow>& rows() const { return rows_; }
   /// Lines skipped as already applied (a resumed stream's overlap).
   int64_t duplicates() const { return duplicates_; }

@@ -95,6 +95,21 @@ TEST_F(FederationTest, SshdKilledMidWatchTurnsThePanesUnknownAndTheyComeBackWith
   EXPECT_NE(seen.find("\"state\":\"waiting_input\"", unknown), std::string::npos) << seen;
 }
 
+// Nothing changed on the host during the outage: the resumed stream's
+// first line is an empty delta, and the panes kept are current again.
+TEST_F(FederationTest, AfterAnOutageWhereNothingChangedThePanesShowTheirStateAgain) {
+  RemoteHost host(9);
+  ASSERT_NO_FATAL_FAILURE(StartWrappedHost(host));
+  ASSERT_NO_FATAL_FAILURE(StartLocal());
+  ASSERT_NO_FATAL_FAILURE(AddTarget(host));
+  ASSERT_TRUE(PollUntil([&] { return VmState("running"); }, 15000)) << Log();
+  host.sshd->Stop();
+  ASSERT_TRUE(PollUntil([&] { return VmState("unknown", "target_unreachable"); }, 8000)) << Log();
+  host.sshd->Start();
+  ASSERT_TRUE(PollUntil([&] { return VmState("running"); }, 20000)) << Log();
+  EXPECT_STREQ(VmPane()["source"].GetString(), "PTY");
+}
+
 TEST_F(FederationTest, ARemoteDaemonKilledAndRestartedLosesNothing) {
   RemoteHost host(3);
   ASSERT_NO_FATAL_FAILURE(StartWrappedHost(host));
