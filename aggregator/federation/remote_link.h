@@ -14,9 +14,11 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "aggregator/targets/ssh_executor.h"
 #include "libagtcore/net/http_message.h"
@@ -78,9 +80,17 @@ class RemoteLink {
   std::string Session(SshExecutor& ssh, bool& absent);
   void Post(LinkReport r);
   void PostTask(std::function<void()> task);
-  /// Runs the queued calls over `ssh` (the watch's session), one at a time.
-  void RunCalls(SshExecutor& ssh, const std::string& mode);
+  /// Sends the queued calls over `ssh` (the watch's session), each on a
+  /// channel of its own; why the session must end ("" when it need not).
+  std::string StartCalls(SshExecutor& ssh, const std::string& mode);
+  /// Reads the answers that arrived, without waiting; answers the callers.
+  void PollCalls();
+  /// Answers every call in flight with E_TARGET_UNREACHABLE (`why`).
+  void FailInFlight(const std::string& why);
+  /// Answers every queued call with E_TARGET_UNREACHABLE (`why`).
   void FailCalls(const std::string& why);
+  void Answer(CallDone done, core::Result<net::HttpResponse> answer);
+  core::Error Unreachable(const std::string& why) const;
   void Drain();
   bool SleepInterruptible(core::TimeNs ns);
 
@@ -100,6 +110,12 @@ class RemoteLink {
   std::atomic<bool> streaming_{false};
   std::string cursor_;            // guarded by mu_
   std::string socket_path_;       // the thread's: the remote socket once located
+  struct InFlight;
+  struct InFlightList {            // the thread's: calls sent, answers awaited
+    ~InFlightList();
+    std::vector<std::unique_ptr<InFlight>> items;
+  };
+  InFlightList calls_in_flight_;
 };
 
 }  // namespace agt::agg

@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <future>
 #include <string>
 #include <thread>
 
@@ -245,6 +246,45 @@ TEST_F(RemoteActionsTest, RespondToATargetThatIsDownFailsAtOnceNamingIt) {
   EXPECT_NE(down.err.find("target vm"), std::string::npos) << down.err;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(25)) << "a refusal waited on the host";
   EXPECT_EQ(AgentLog().find("CHOSE"), std::string::npos) << AgentLog();
+}
+
+TEST_F(RemoteActionsTest, AnActionOnAHostThatStoppedAnsweringFailsNamingTheTarget) {
+  RemoteHost host(25);
+  ASSERT_NO_FATAL_FAILURE(StartWrappedAgent(host));
+  ASSERT_NO_FATAL_FAILURE(OpenApproval(host));
+  // The host stops answering, nothing is closed (a dead network): an
+  // action fails with the target named, within the CLI's own wait (10 s).
+  ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(true));
+  auto frozen = Cli({"respond", ref_, "yes"});
+  EXPECT_EQ(frozen.status, 1) << frozen.out << frozen.err;
+  EXPECT_NE(frozen.err.find("E_TARGET_UNREACHABLE"), std::string::npos) << frozen.err;
+  EXPECT_NE(frozen.err.find("target vm"), std::string::npos) << frozen.err;
+  // The view never waited on the host: its panes turn unknown meanwhile.
+  EXPECT_TRUE(PollUntil([&] { return VmState("unknown", "target_unreachable"); }, 10000)) << VmPaneText();
+  ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(false));
+  ASSERT_TRUE(PollUntil([&] { return VmState("waiting_approval"); }, 20000)) << VmPaneText() << Log();
+  auto back = Cli({"respond", ref_, "yes"});
+  EXPECT_EQ(back.status, 0) << back.out << back.err;
+  EXPECT_TRUE(PollUntil([&] { return AgentLog().find("CHOSE Yes\n") != std::string::npos; }, 5000)) << AgentLog();
+  ASSERT_TRUE(PollUntil([&] { return Screen(host).find("answered") != std::string::npos; }, 5000));
+
+  // The host stops answering while an action runs there (its text is
+  // typed, its Enter 3 s away): the caller is told the link broke and that
+  // the action may have run, once the heartbeats stopped.
+  auto in_flight = std::async(std::launch::async, [&] {
+    return local_->Call("POST", "/v1/actions/send",
+                        "{\"ref\":\"" + ref_ + "\",\"text\":\"slow words\",\"enter\":true,\"enter_delay_ms\":3000}");
+  });
+  ASSERT_TRUE(PollUntil([&] { return Screen(host).find("slow words") != std::string::npos; }, 5000)) << Screen(host);
+  ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(true));
+  ASSERT_EQ(in_flight.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "the caller still waits";
+  auto broke = in_flight.get();
+  ASSERT_TRUE(broke.ok()) << broke.error().ToString();
+  EXPECT_EQ(broke->status, 502) << broke->body;
+  EXPECT_NE(broke->body.find("E_TARGET_UNREACHABLE"), std::string::npos) << broke->body;
+  EXPECT_NE(broke->body.find("target vm"), std::string::npos) << broke->body;
+  EXPECT_NE(broke->body.find("may have run"), std::string::npos) << broke->body;
+  ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(false));
 }
 
 TEST_F(RemoteActionsTest, ViewOutputAndKillReachTheRemotePane) {

@@ -49,7 +49,20 @@ class RemoteHost {
   }
   ~RemoteHost() {
     if (frozen_) FreezeSshd(false);  // a stopped sshd would not take its SIGTERM
+    // The panes' processes (a wrapper spooling its last events) must be
+    // gone before the host's directory is removed.
+    std::vector<pid_t> panes;
+    std::string listed = Tmux({"list-panes", "-a", "-F", "#{pane_pid}"}).out;
+    for (size_t at = 0, nl; (nl = listed.find('\n', at)) != std::string::npos; at = nl + 1) {
+      const pid_t pane = pid_t(std::atol(listed.substr(at, nl - at).c_str()));
+      if (pane <= 0) continue;
+      for (pid_t p : agg::testing::Sshd::Children(pane)) panes.push_back(p);
+      panes.push_back(pane);
+    }
     Tmux({"kill-server"});
+    for (pid_t p : panes) {
+      if (!PollUntil([&] { return kill(p, 0) != 0; }, 3000)) kill(p, SIGKILL);
+    }
     daemon.reset();
     sshd.reset();
   }
