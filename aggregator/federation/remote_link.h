@@ -4,8 +4,10 @@
 // opens a channel to its Unix socket (direct-streamlocal; where sshd refuses
 // that, `agtmux bridge` over an exec channel), asks for GET /v1/watch from
 // the cursor it was given, and hands every line to the loop thread. A lost
-// link is reported and retried with exponential backoff and jitter; nothing
-// here blocks the loop, and Stop returns within one read slice.
+// link is reported and retried with exponential backoff and jitter. Actions
+// forwarded to the remote daemon (Call) go on channels of their own while the
+// watch keeps being read. Nothing here blocks the loop; Stop returns within
+// one read slice, or one channel open (the idle timeout) on a frozen host.
 #pragma once
 
 #include <uv.h>
