@@ -6,7 +6,10 @@
 // the remote daemon's. A line already applied (same stream, sequence not
 // newer) is skipped; a `reset` waits for the snapshot that follows it.
 // While the link is down every pane shows `unknown` with reason
-// `target_unreachable`, keeping the last known layout.
+// `target_unreachable`, keeping the last known layout. Each row carries its
+// item JSON rendered once when it is applied (PaneRow::json), and the rows
+// are kept in the view's order, so a read of a thousand remote panes
+// renders none of them again.
 #pragma once
 
 #include <rapidjson/document.h>

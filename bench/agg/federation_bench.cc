@@ -182,22 +182,25 @@ void Scale(bool panes_only) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  std::atomic<int64_t> watched{0};
+  std::atomic<int64_t> watched{0}, watched_lines{0};
   RawConn watch(local.socket());
   watch.Send("GET /v1/watch?interval=10s HTTP/1.1\r\nHost: x\r\n\r\n");
   std::thread reader([&] {
     while (busy) {
+      const std::string got = watch.ReadUntil("\n", 200);
+      watched += int64_t(got.size());
+      watched_lines += std::count(got.begin(), got.end(), '\n');
       watch.Clear();
-      watched += int64_t(watch.ReadUntil("\n", 200).size());
     }
   });
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the changes flow
   const auto busy0 = Clock::now();
-  const int64_t changes0 = changes;
+  const int64_t changes0 = changes, watched0 = watched, lines0 = watched_lines;
   sample("GET /v1/health, remotes busy", "GET /v1/panes, remotes busy");
   const double busy_s = std::chrono::duration<double>(Clock::now() - busy0).count();
-  std::printf("busy: %.0f remote changes/s posted, local watch read %.0f KB/s\n",
-              double(changes - changes0) / busy_s, double(watched) / 1024.0 / busy_s);
+  std::printf("busy: %.0f remote changes/s posted, local watch read %.0f lines/s, %.0f KB/s\n",
+              double(changes - changes0) / busy_s, double(watched_lines - lines0) / busy_s,
+              double(watched - watched0) / 1024.0 / busy_s);
   busy = false;
   poster.join();
   reader.join();
