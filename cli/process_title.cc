@@ -27,13 +27,21 @@ void ShowAsCommand(std::string_view name) {
     if (g_argv[i] != end) return;
     end += std::strlen(g_argv[i]) + 1;
   }
+  const size_t area = static_cast<size_t>(end - start);
+  if (name.size() + 1 > area) return;
   const size_t argv0_len = std::strlen(start);
-  if (name.size() > argv0_len) return;
   std::string rest(start + argv0_len + 1, end);  // argv[1..], each ending in NUL
   std::string title(name);
   title += '\0';
   title += rest;
-  std::memset(start, 0, static_cast<size_t>(end - start));
+  // A name longer than argv[0] ("opencode" for "agtmux") pushes the
+  // arguments out: they are cut at the area's end (tmux reads only the
+  // first string; `ps` shows what is left).
+  if (title.size() > area) {
+    title.resize(area);
+    title.back() = '\0';
+  }
+  std::memset(start, 0, area);
   std::memcpy(start, title.data(), title.size());
 }
 

@@ -15,8 +15,9 @@ namespace agt::cli {
 void RememberArgv(int argc, char** argv);
 
 /// Replaces argv[0] with `name` and moves the other arguments up behind it
-/// (NUL-filling what is left), within the original area. Does nothing when
-/// `name` is longer than the original argv[0] (the rest would not fit) or
+/// (NUL-filling what is left), within the original area; when `name` is
+/// longer than the original argv[0], the arguments are cut at the area's
+/// end. Does nothing when `name` alone does not fit the area or
 /// RememberArgv was not called.
 void ShowAsCommand(std::string_view name);
 

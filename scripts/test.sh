@@ -7,7 +7,8 @@
 #      (build-asan/) and runs every suite there except `agents` (the e2e
 #      tests that drive the real agent CLIs) and `chaos`, counted like step 2,
 #   4. runs each fuzz target briefly on its seed corpus (clang + libFuzzer),
-#   5. prints one closing line: "tests: N passed, N failed, N skipped".
+#   5. prints the name of each failed test ("failed: ..."), then one closing
+#      line: "tests: N passed, N failed, N skipped".
 # Exit status is non-zero when anything failed.
 #   scripts/test.sh [--quick]   --quick: skip the sanitizer build and fuzzing
 #
@@ -158,15 +159,20 @@ took "all" "$t0"
 
 # One closing line over every run, counting each GoogleTest case (meson's
 # JUnit log expands gtest binaries into their cases) and each other test.
-python3 - "${runs[@]}" "$fuzz_result" <<'PY'
+# The names of what failed come just before it, so that the end of the
+# output (all a CI page may show) says which test to look at.
+fuzz_failed=$(grep -ho '^fuzz_[a-z]* FAILED' "$logs/fuzz.log" 2>/dev/null | tr '\n' ' ')
+python3 - "${runs[@]}" "$fuzz_result" "$fuzz_failed" <<'PY'
 import sys, xml.etree.ElementTree as ET, os, json
 passed = failed = skipped = 0
 args = sys.argv[1:]
-fuzz = args[-1] if args else ""
-for d in args[:-1]:
+fuzz, fuzz_failed = (args[-2], args[-1]) if len(args) >= 2 else ("", "")
+names = []
+for d in args[:-2]:
     path = os.path.join(d, "suites.junit.xml")
     if not os.path.exists(path):
         failed += 1
+        names.append(f"{d}: no test log (the build or the test run failed)")
         continue
     # meson's JUnit log writes a test that timed out (or could not run) as a
     # testcase without <failure>; its JSON log has the result.
@@ -179,19 +185,25 @@ for d in args[:-1]:
                     broken.add(r["name"])
     except (OSError, ValueError):
         failed += 1
+        names.append(f"{d}: unreadable JSON test log")
     for case in ET.parse(path).getroot().iter("testcase"):
         if case.find("failure") is not None or case.find("error") is not None or case.get("name") in broken:
             broken.discard(case.get("name"))
             failed += 1
+            names.append(f"{d}: {case.get('classname')} {case.get('name')}")
         elif case.find("skipped") is not None:
             skipped += 1
         else:
             passed += 1
     failed += len(broken)  # a broken test with no testcase of its own name
+    names += [f"{d}: {b} (timed out or could not run)" for b in sorted(broken)]
 if fuzz == "pass":
     passed += 1
 elif fuzz == "fail":
     failed += 1
+    names.append("fuzz: " + (fuzz_failed.strip() or "tests/fuzz/run.sh failed (see its output above)"))
+for n in names:
+    print("failed:", n)
 print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
 PY
 exit $status

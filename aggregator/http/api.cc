@@ -8,6 +8,8 @@
 #include <rapidjson/document.h>
 #include <unistd.h>
 
+#include <map>
+
 #include "aggregator/http/api_error.h"
 #include "aggregator/http/tmux_follow.h"
 #include "aggregator/targets/ssh_executor.h"
@@ -219,6 +221,36 @@ class Api {
     return AddSpec(plan->add);
   }
 
+  // A wrapper or a hook run in a tmux server that no local target watches
+  // (the shell alias starts `agtmux wrap claude` in `tmux -L work`, and no
+  // other agtmux command was typed there) reports target "host" and its
+  // $TMUX socket. That server gets watched, as /v1/follow would, and the
+  // event is filed under its target: as a pane of "host" its %N would name
+  // another server's pane. A socket that is gone (a spooled event of a
+  // server since ended) or not this user's is left as it was.
+  void FollowReportedServers(std::vector<core::Event>* events) {
+    std::map<std::string, std::string> decided;  // socket -> target ("" = leave)
+    for (core::Event& e : *events) {
+      bool outside = e.source == core::Source::kWrapper || e.source == core::Source::kHook ||
+                     e.source == core::Source::kNotify;
+      if (!outside || !e.runtime || e.runtime->tmux_socket.empty() || e.target_id != "host") continue;
+      const std::string& socket = e.runtime->tmux_socket;
+      auto it = decided.find(socket);
+      if (it == decided.end()) it = decided.emplace(socket, FollowSocket(socket)).first;
+      if (!it->second.empty()) e.target_id = it->second;
+    }
+  }
+
+  /// The local target that watches `socket`, added when none does; "" for
+  /// host or when the socket cannot be followed.
+  std::string FollowSocket(const std::string& socket) {
+    auto plan = PlanFollow(ctx_.core->targets(), socket);
+    if (!plan) return "";
+    if (!plan->watched_by.empty()) return plan->watched_by == "host" ? "" : plan->watched_by;
+    if (AddSpec(plan->add).status != 201) return "";
+    return plan->add.name;
+  }
+
   HttpResponse AddSpec(const TargetSpec& spec) {
     if (auto st = ctx_.core->targets().Add(spec); !st) {
       bool exists = st.error().message.find("already exists") != std::string::npos;
@@ -262,6 +294,7 @@ class Api {
     int64_t dropped = 0;
     auto events = core::DecodeEvents(req.body, &dropped);
     if (!events) return ErrorResponse(400, events.error());
+    FollowReportedServers(&*events);
     auto results = ctx_.core->Ingest(std::move(*events));
     if (!results) return ErrorResponse(500, results.error());
     // A producer reports, with a delivered batch, the events it had to drop

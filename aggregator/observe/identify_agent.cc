@@ -112,6 +112,10 @@ AgentIdentity IdentifyAgent(std::string_view current_command, const ProcessView*
       if (auto t = detect::Identify(Basename(fg->argv[i]), "", "")) id.agent_type = *t;
       break;
     }
+    // The wrapper writes its agent's name over argv[0] and cuts the
+    // arguments when that name is the longer (cli/process_title.h).
+    if (id.agent_type.empty() && Basename(argv0) != "agtmux")
+      if (auto t = detect::Identify(Basename(argv0), "", "")) id.agent_type = *t;
     return id;
   }
   std::string cmdline;

@@ -52,7 +52,17 @@ class TestEnv {
             "XDG_CONFIG_HOME=" + root + "/config", "TMUX_TMPDIR=" + root + "/tmux", "LANG=C.UTF-8",
             "PATH=" + std::string(std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin"), "NO_COLOR=1"};
   }
-  ~TestEnv() { std::filesystem::remove_all(root); }
+  // A process the test started in a tmux pane (a wrapper getting SIGHUP
+  // from kill-server) may still write its last event into the tree while
+  // it is removed: try again for a second rather than throw from here.
+  ~TestEnv() {
+    std::error_code ec;
+    for (int i = 0; i < 50; ++i) {
+      std::filesystem::remove_all(root, ec);
+      if (!ec) return;
+      ::usleep(20 * 1000);
+    }
+  }
   std::string socket() const { return root + "/run/agtmux/agtmuxd.sock"; }
   std::string state_dir() const { return root + "/state/agtmux"; }
 

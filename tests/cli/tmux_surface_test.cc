@@ -155,6 +155,40 @@ TEST_F(TmuxSurfaceTest, AWrappedAgentsWindowIsNamedAfterTheAgent) {
   EXPECT_EQ(Trim(Tmux({"display-message", "-p", "-t", window, "#{pane_current_command}"}).out), "claude");
 }
 
+// The shell alias starts an agent as `agtmux wrap claude` in the user's
+// server, and no other agtmux command is typed there. The wrapper reports
+// its pane with the socket from $TMUX; the daemon, watching only the host
+// socket (no server there), must start watching the wrapper's server and
+// file the pane under it, not as a pane of `host` (whose %N is another
+// server's pane).
+TEST_F(TmuxSurfaceTest, AWrappedAgentGetsItsServerWatched) {
+  const std::string bin = env_.root + "/bin";
+  std::filesystem::create_directories(bin);
+  {
+    std::ofstream f(bin + "/claude");
+    f << "#!/bin/sh\necho agent up\nexec sleep 600\n";
+  }
+  ::chmod((bin + "/claude").c_str(), 0755);
+  StartDaemon();
+  StartUserServer("work", "sh");
+  const std::string pane =
+      Trim(Tmux({"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "work",
+                 "exec env PATH=" + bin + ":/usr/bin:/bin " + std::string(AGTMUX_BIN) + " wrap claude"})
+               .out);
+  ASSERT_FALSE(pane.empty());
+  ASSERT_TRUE(Shows(pane, "agent up")) << Screen(pane);
+  std::string body;
+  EXPECT_TRUE(PollUntil([&] {
+    auto r = daemon_->Call("GET", "/v1/panes");
+    body = r.ok() ? r->body : "";
+    return body.find("\"target\":\"" + name_ + "\"") != std::string::npos &&
+           body.find("\"pane_id\":\"" + pane + "\"") != std::string::npos;
+  }, 10000)) << body;
+  EXPECT_EQ(body.find("\"target\":\"host\""), std::string::npos) << body;
+  auto targets = Agtmux({"target", "list"});
+  EXPECT_NE(targets.out.find(user_socket_), std::string::npos) << targets.out;
+}
+
 // `#(agtmux status-line)` in status-right: tmux runs it as a job ($TMUX
 // set, output through a pipe); it must colour its parts with tmux styles
 // and name what waits. Typed at a shell in the same server it is plain.

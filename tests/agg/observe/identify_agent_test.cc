@@ -69,6 +69,11 @@ TEST(IdentifyAgent, WrappedPaneIsFlagged) {
   id = IdentifyAgent("claude", &shown);
   EXPECT_TRUE(id.wrapped);
   EXPECT_EQ(id.agent_type, "claude");
+  // A name longer than `agtmux` cuts the arguments behind it: argv[0] names it.
+  auto cut = Proc("agtmux", {"opencode", "wrap", "openc"});
+  id = IdentifyAgent("opencode", &cut);
+  EXPECT_TRUE(id.wrapped);
+  EXPECT_EQ(id.agent_type, "opencode");
 }
 
 TEST(ForegroundProcess, ReadsTpgidThenTheLeader) {
