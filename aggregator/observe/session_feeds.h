@@ -2,12 +2,13 @@
 // tmux sends %output to a control client only for the panes of its own
 // session, so the collector keeps one more control client, a "feed", per
 // session that holds a watched (unwrapped agent) pane the main client cannot
-// see: `tmux -C attach-session -t $N -f ignore-size,read-only`. A feed sends
+// see: `attach-session -E -t $N -f ignore-size,read-only` (a TmuxControlClient,
+// so by tmux's client protocol, no process). A feed sends
 // no command that changes anything; it turns `%output %<pane> ...` into the
 // pane's bytes, and runs the seed captures of its panes' byte screens.
 // It is started when such a session appears, stopped when the session goes
 // or holds no watched pane any more, and re-attached with backoff when its
-// process ends (the control client's own retry). docs/observe.md, "Feeds".
+// attach ends (the control client's own retry). docs/observe.md, "Feeds".
 #pragma once
 
 #include <uv.h>
@@ -51,10 +52,10 @@ class SessionFeeds {
   /// True while a feed is kept for the session (attached or retrying).
   bool Running(const std::string& session_id) const { return feeds_.count(session_id) != 0; }
   size_t size() const { return feeds_.size(); }
-  /// The attached feeds: session id -> which process (its spawn count),
+  /// The attached feeds: session id -> which attach (its attempt count),
   /// so that a caller can tell one connection from the next.
   std::map<std::string, int64_t> Connected() const;
-  /// Feed processes started so far (attach attempts included).
+  /// Feed attach attempts so far.
   int64_t spawns() const;
   /// Sends a two-command line through the session's feed (a read-only
   /// client may read: display-message, capture-pane), so that its reply

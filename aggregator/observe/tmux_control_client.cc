@@ -1,13 +1,22 @@
-// The control-mode client process and its pipes on libuv (see
-// tmux_control_client.h). Each attach attempt is one heap `Conn` that owns
-// the process and pipe handles; it outlives the client if need be (libuv
-// handles are freed only in their close callbacks), so Stop() and the
-// destructor never free a handle libuv still holds.
+// The control-mode client's connection on libuv (see
+// tmux_control_client.h). Each attach attempt is one heap `Conn`; it
+// outlives the client if need be (libuv handles are freed only in their
+// close callbacks), so Stop() and the destructor never free a handle libuv
+// still holds.
 //
-// The close is staged: Stop() closes stdin first, so that `tmux -C` ends,
-// and the process handle is closed only in its exit callback, so that libuv
-// reaps the child. Each stage is one uv::CloseAll; the Conn counts the
-// stages not yet done and frees itself when the last one is.
+// An attach speaks tmux's client protocol itself (tmux_imsg.h): the Conn
+// holds the imsg socket and our end of the control socketpair, which tmux
+// reads commands from and writes `%begin`/`%output`/... to, exactly as it
+// would a `tmux -C` process's stdin and stdout. It ends when the server
+// says goodbye on the imsg socket (exit, detach, shutdown: whatever it
+// wrote before is read first) or either socket reaches EOF. A server that
+// speaks another protocol version (MSG_VERSION), or a connection that fails
+// otherwise than "no server", is attached the old way from then on: a
+// `tmux -C` process, whose Conn owns the process and its pipes. That close
+// is staged: Stop() closes stdin first, so that `tmux -C` ends, and the
+// process handle is closed only in its exit callback, so that libuv reaps
+// the child. Each stage is one uv::CloseAll; the Conn counts the stages not
+// yet done and frees itself when the last one is.
 #include "aggregator/observe/tmux_control_client.h"
 
 #include <signal.h>
@@ -20,7 +29,10 @@
 #include <memory>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "aggregator/observe/loop_timer.h"
+#include "aggregator/observe/tmux_imsg.h"
 #include "libagtcore/file.h"
 #include "libagtcore/unique_fd.h"
 #include "libagtcore/uv/handles.h"
@@ -31,9 +43,16 @@ namespace agt::agg {
 
 struct TmuxControlClient::Conn {
   TmuxControlClient* owner = nullptr;  // null once detached (Stop, destructor)
+  // By the protocol: `out` is the control socket, read and written, and
+  // `server` the imsg socket; no process, `in` unused. Otherwise a `tmux
+  // -C` process with its stdin `in` and stdout `out`.
+  bool by_protocol = false;
+  int64_t server_pid = 0;  // the server the attach went to (as probed)
   uv_process_t process{};
   uv_pipe_t in{};
   uv_pipe_t out{};
+  uv_pipe_t server{};
+  imsg::Reader messages;
   // Stages of the close not done yet: the final one (every handle, once
   // the process has exited or failed to start; exactly one per Conn), and
   // Stop()'s close of stdin while it runs. Closes finish in any order.
@@ -53,11 +72,47 @@ struct TmuxControlClient::Conn {
   }
   /// The final stage: the caller must not use the Conn afterwards.
   void CloseAll() {
-    uv::CloseAll({uv::AsHandle(&in), uv::AsHandle(&out), uv::AsHandle(&process)}, [this] { StageDone(); });
+    if (by_protocol)
+      uv::CloseAll({uv::AsHandle(&out), uv::AsHandle(&server)}, [this] { StageDone(); });
+    else
+      uv::CloseAll({uv::AsHandle(&in), uv::AsHandle(&out), uv::AsHandle(&process)}, [this] { StageDone(); });
   }
+  /// Where commands go.
+  uv_stream_t* commands() { return reinterpret_cast<uv_stream_t*>(by_protocol ? &out : &in); }
   void StageDone() {
     if (--stages == 0) delete this;
   }
+  /// By the protocol: the server ended the client or a socket closed.
+  void Ended() {
+    exited = true;
+    uv_read_stop(reinterpret_cast<uv_stream_t*>(&out));
+    uv_read_stop(reinterpret_cast<uv_stream_t*>(&server));
+    if (owner) owner->OnExit(this);
+    else CloseAll();
+  }
+  /// By the protocol: reads what the control socket holds now. tmux writes
+  /// a client's last output before it sends the goodbye on the imsg socket,
+  /// so the `%end` of a last reply (or an attach's `%error`) is not lost.
+  void Drain() {
+    int fd = -1;
+    if (uv_fileno(uv::AsHandle(&out), &fd) != 0) return;
+    char buf[16384];
+    for (;;) {
+      const ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n <= 0 || !owner) return;
+      owner->OnData(this, std::string_view(buf, size_t(n)));
+      if (exited || !owner) return;
+    }
+  }
+  /// An attach that never started: closes everything, reports nothing.
+  void Abandon() {
+    owner = nullptr;
+    exited = true;
+    CloseAll();
+  }
+  /// Reads tmux's control output from `out`. At its EOF a process's Conn
+  /// waits for the exit callback; a protocol Conn has ended.
+  void ReadControl();
 };
 
 namespace {
@@ -85,7 +140,42 @@ bool HasChild(int64_t pid) {
   return children.ok() && children->find_first_not_of(" \n") != std::string::npos;
 }
 
+/// The environment the protocol client identifies with: what a command the
+/// client runs could need (a path, a home, the locale), never TMUX.
+std::vector<std::string> MinimalEnv() {
+  std::vector<std::string> env;
+  for (const char* name : {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE"})
+    if (const char* v = getenv(name)) env.push_back(std::string(name) + "=" + v);
+  return env;
+}
+
+std::string WorkingDir() {
+  char buf[4096];
+  return getcwd(buf, sizeof buf) ? std::string(buf) : std::string("/");
+}
+
+void ReadInto(uv_stream_t* stream, void (*got)(uv_stream_t*, ssize_t, const uv_buf_t*)) {
+  uv_read_start(
+      stream,
+      [](uv_handle_t*, size_t suggested, uv_buf_t* buf) {
+        buf->base = new char[suggested];
+        buf->len = suggested;
+      },
+      got);
+}
+
 }  // namespace
+
+void TmuxControlClient::Conn::ReadControl() {
+  ReadInto(reinterpret_cast<uv_stream_t*>(&out), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
+    Conn* cc = static_cast<Conn*>(s->data);
+    if (n > 0 && cc->owner) cc->owner->OnData(cc, std::string_view(buf->base, size_t(n)));
+    delete[] buf->base;
+    if (n >= 0) return;
+    if (!cc->by_protocol) uv_read_stop(s);
+    else if (!cc->exited) cc->Ended();
+  });
+}
 
 TmuxControlClient::TmuxControlClient(uv_loop_t* loop, ControlClientOptions options,
                                      Callbacks callbacks)
@@ -163,11 +253,20 @@ void TmuxControlClient::Stop() {
   c->owner = nullptr;
   std::deque<ReplyFn> pending;
   pending.swap(c->pending);
-  // Closing stdin ends `tmux -C`; the process handle stays open until the
-  // exit callback so libuv reaps the child.
-  if (!uv_is_closing(uv::AsHandle(&c->in))) c->CloseStdin();
-  if (!c->exited) uv_process_kill(&c->process, SIGTERM);
-  else c->CloseAll();
+  if (c->by_protocol) {
+    // Closing both sockets is the client going away: the server sees EOF
+    // on each and drops the client.
+    if (!c->exited) {
+      c->exited = true;
+      c->CloseAll();
+    }
+  } else {
+    // Closing stdin ends `tmux -C`; the process handle stays open until the
+    // exit callback so libuv reaps the child.
+    if (!uv_is_closing(uv::AsHandle(&c->in))) c->CloseStdin();
+    if (!c->exited) uv_process_kill(&c->process, SIGTERM);
+    else c->CloseAll();
+  }
   for (auto& fn : pending) fn(ControlReply{false, "disconnected"});
 }
 
@@ -202,6 +301,96 @@ void TmuxControlClient::Spawn() {
     RetryIn(options_.fresh_retry);
     return;
   }
+  if (options_.attach == ControlClientOptions::Attach::kProtocol && server != spawn_server_) AttachByProtocol(server);
+  else SpawnProcess();
+}
+
+std::vector<std::string> TmuxControlClient::AttachCommand() const {
+  // -E: the attach must not copy the daemon's environment into the
+  // session's (update-environment), nor clear the user's variables there.
+  std::vector<std::string> args = {"attach-session", "-E"};
+  if (!options_.session.empty()) args.insert(args.end(), {"-t", options_.session});
+  args.insert(args.end(), {"-f", options_.read_only ? "ignore-size,read-only" : "ignore-size"});
+  return args;
+}
+
+void TmuxControlClient::FallBack(int64_t server, const std::string& why) {
+  spawn_server_ = server;
+  spdlog::warn("tmux at {} (server pid {}): {}; attaching through `{} -C` for this server", options_.socket_path,
+               server, why, options_.tmux_bin);
+}
+
+void TmuxControlClient::AttachByProtocol(int64_t server) {
+  imsg::Identify id;
+  id.flags = imsg::ControlFlagsFor(getenv("LC_ALL"), getenv("LC_CTYPE"), getenv("LANG"));
+  id.pid = int32_t(getpid());
+  id.cwd = WorkingDir();
+  id.env = MinimalEnv();
+  id.argv = AttachCommand();
+  ++spawns_;
+  imsg::ConnectResult r = imsg::Connect(options_.socket_path, id);
+  if (!r.conn) {
+    if (r.failure.kind == imsg::ConnectError::kNoServer) {
+      ScheduleReconnect();  // it went between the probe and the connect
+      return;
+    }
+    FallBack(server, r.failure.message);
+    SpawnProcess();
+    return;
+  }
+  Conn* c = new Conn;
+  c->owner = this;
+  c->by_protocol = true;
+  c->server_pid = server;
+  uv_pipe_init(loop_, &c->out, 0);
+  uv_pipe_init(loop_, &c->server, 0);
+  c->out.data = c->server.data = c;
+  const int control_fd = r.conn->control.Release();
+  const int server_fd = r.conn->server.Release();
+  if (uv_pipe_open(&c->out, control_fd) != 0 || uv_pipe_open(&c->server, server_fd) != 0) {
+    // Not expected for a fresh socket; closing the handles would not close
+    // an fd that was not taken.
+    int fd = -1;
+    if (uv_fileno(uv::AsHandle(&c->out), &fd) != 0) ::close(control_fd);
+    if (uv_fileno(uv::AsHandle(&c->server), &fd) != 0) ::close(server_fd);
+    c->Abandon();
+    ScheduleReconnect();
+    return;
+  }
+  conn_ = c;
+  c->ReadControl();
+  ReadInto(reinterpret_cast<uv_stream_t*>(&c->server), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
+    Conn* cc = static_cast<Conn*>(s->data);
+    if (n > 0 && !cc->exited) cc->messages.Feed(std::string_view(buf->base, size_t(n)));
+    delete[] buf->base;
+    if (cc->exited) return;
+    if (n < 0) {
+      cc->Drain();
+      if (!cc->exited) cc->Ended();
+      return;
+    }
+    for (;;) {
+      auto m = cc->messages.Next();
+      if (!m.ok() || !m->has_value()) {
+        if (!m.ok()) {
+          spdlog::warn("tmux control client: {}", m.error().message);
+          cc->Ended();
+        }
+        return;
+      }
+      const imsg::Message& msg = **m;
+      if (msg.type == imsg::kMsgVersion && cc->owner)
+        cc->owner->FallBack(cc->server_pid, "the server speaks another protocol version");
+      if (!imsg::EndingOf(msg.type).empty()) {
+        cc->Drain();
+        if (!cc->exited) cc->Ended();
+        return;
+      }
+    }
+  });
+}
+
+void TmuxControlClient::SpawnProcess() {
   Conn* c = new Conn;
   c->owner = this;
   uv_pipe_init(loop_, &c->in, 0);
@@ -216,9 +405,8 @@ void TmuxControlClient::Spawn() {
   static const bool have_setpriv = ::access("/usr/bin/setpriv", X_OK) == 0;
   std::vector<std::string> args;
   if (have_setpriv) args = {"/usr/bin/setpriv", "--pdeathsig", "TERM", "--"};
-  args.insert(args.end(), {options_.tmux_bin, "-S", options_.socket_path, "-C", "attach-session"});
-  if (!options_.session.empty()) args.insert(args.end(), {"-t", options_.session});
-  args.insert(args.end(), {"-f", options_.read_only ? "ignore-size,read-only" : "ignore-size"});
+  args.insert(args.end(), {options_.tmux_bin, "-S", options_.socket_path, "-C"});
+  for (auto& a : AttachCommand()) args.push_back(a);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -250,25 +438,12 @@ void TmuxControlClient::Spawn() {
   int rc = uv_spawn(loop_, &c->process, &po);
   if (rc != 0) {
     // The process handle is closed too (libuv requires it after a failure).
-    c->owner = nullptr;
-    c->exited = true;
-    c->CloseAll();
+    c->Abandon();
     ScheduleReconnect();
     return;
   }
   conn_ = c;
-  uv_read_start(
-      reinterpret_cast<uv_stream_t*>(&c->out),
-      [](uv_handle_t*, size_t suggested, uv_buf_t* buf) {
-        buf->base = new char[suggested];
-        buf->len = suggested;
-      },
-      [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
-        Conn* cc = static_cast<Conn*>(s->data);
-        if (n > 0 && cc->owner) cc->owner->OnData(cc, std::string_view(buf->base, size_t(n)));
-        delete[] buf->base;
-        if (n < 0) uv_read_stop(s);
-      });
+  c->ReadControl();
 }
 
 void TmuxControlClient::OnData(Conn* c, std::string_view bytes) {
@@ -342,8 +517,8 @@ void TmuxControlClient::RetryIn(core::TimeNs wait) {
 }
 
 bool TmuxControlClient::Send(const std::string& command, ReplyFn done) {
-  if (!conn_ || uv_is_closing(reinterpret_cast<uv_handle_t*>(&conn_->in))) return false;
-  if (uv::WriteOwned(reinterpret_cast<uv_stream_t*>(&conn_->in), command + '\n') != 0) return false;
+  if (!conn_ || uv_is_closing(uv::AsHandle(conn_->commands()))) return false;
+  if (uv::WriteOwned(conn_->commands(), command + '\n') != 0) return false;
   ++commands_;
   conn_->pending.push_back(std::move(done));
   return true;

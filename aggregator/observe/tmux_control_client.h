@@ -1,8 +1,14 @@
 // A tmux control-mode client on the daemon's libuv loop: one long-lived
-// `tmux -S <socket> -C attach-session -f ignore-size` process per observed
+// client, attached with `attach-session -E -f ignore-size`, per observed
 // server (and, with `session` and `read_only`, the feed clients of
-// session_feeds.h). Commands go down its stdin (no fork per command); replies
-// come back in order and notifications (%output, %window-add, ...) are passed on.
+// session_feeds.h). The daemon is the client itself: it speaks tmux's
+// client protocol on the server's socket (tmux_imsg.h) and hands the server
+// one end of a socketpair as the client's stdin and stdout, so commands go
+// down that socket (no fork at all); replies come back in order and
+// notifications (%output, %window-add, ...) are passed on. A server that
+// does not speak tmux 3.3a's protocol is attached through a `tmux -S
+// <socket> -C` process instead, as before (docs/observe.md, "tmux 3.3a and
+// control clients": why the protocol, and not `tmux -C`).
 //
 // Attaching rather than creating a session leaves no visible state beyond
 // one more attached client (ignore-size keeps it out of window sizing).
@@ -25,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "aggregator/observe/tmux_control.h"
 #include "libagtcore/state.h"
@@ -61,6 +68,12 @@ struct ControlClientOptions {
   /// (`refresh-client -A '%N:continue'`). 0: tmux buffers, and detaches a
   /// client five minutes behind.
   int pause_after_s = 0;
+  /// How to attach: speaking tmux's client protocol (the default; a server
+  /// that does not speak tmux 3.3a's is attached by a process anyway), or
+  /// always through a `tmux -C` process (the old way: the benchmark and the
+  /// crash test compare the two; the daemon never asks for it).
+  enum class Attach { kProtocol, kProcess };
+  Attach attach = Attach::kProtocol;
 };
 
 class TmuxControlClient {
@@ -69,7 +82,7 @@ class TmuxControlClient {
   struct Callbacks {
     std::function<void()> on_connected;  // the first reply or notification arrived
     std::function<void(const ControlNotification&)> on_notification;
-    std::function<void()> on_disconnected;  // the process ended (after on_connected)
+    std::function<void()> on_disconnected;  // the client ended (after on_connected)
   };
 
   TmuxControlClient(uv_loop_t* loop, ControlClientOptions options, Callbacks callbacks);
@@ -79,28 +92,42 @@ class TmuxControlClient {
 
   /// Starts the first attach attempt.
   void Start();
-  /// Ends the process and stops retrying.
+  /// Ends the attach (closes its sockets, or ends its process) and stops
+  /// retrying.
   void Stop();
   bool connected() const;
-  /// Sends one command line (no trailing newline). False when no process
-  /// runs; otherwise `done` is called exactly once, with ok=false and text
-  /// "disconnected" if the process ends first.
+  /// Sends one command line (no trailing newline). False when no attach is
+  /// under way; otherwise `done` is called exactly once, with ok=false and
+  /// text "disconnected" if the attach ends first.
   bool Send(const std::string& command, ReplyFn done);
   /// Sends one line of two commands ("a ; b"), which tmux answers with two
-  /// blocks; `done` gets both, once (as Send: "disconnected" if the process
+  /// blocks; `done` gets both, once (as Send: "disconnected" if the attach
   /// ends first).
   using PairFn = std::function<void(const ControlReply& first, const ControlReply& second)>;
   bool SendPair(const std::string& command, PairFn done);
+  /// Attach attempts: connections by the protocol, or `tmux -C` processes
+  /// for a server that needs them.
   int64_t spawns() const { return spawns_; }
+  /// True when the server currently followed is attached through `tmux -C`
+  /// (it answered with another protocol version, or the protocol attach
+  /// failed otherwise than "no server").
+  bool spawning() const { return spawn_server_ != 0 && spawn_server_ == young_pid_; }
   int64_t commands_sent() const { return commands_; }
-  /// Socket probes that found no server (no process was started).
+  /// Socket probes that found no server (no attach was tried).
   int64_t probes() const { return probes_; }
   /// True while the socket's directory is watched.
   bool watching() const { return watch_ != nullptr; }
 
  private:
   struct Conn;
+  /// Probes the socket and attaches (by the protocol, or by a process).
   void Spawn();
+  void AttachByProtocol(int64_t server);
+  void SpawnProcess();
+  /// attach-session and its flags, as the server gets them either way.
+  std::vector<std::string> AttachCommand() const;
+  /// Attaches `server` through `tmux -C` from now on, and says why (once).
+  void FallBack(int64_t server, const std::string& why);
   void ScheduleReconnect();
   /// Waits `wait`, then attaches again (if still wanted).
   void RetryIn(core::TimeNs wait);
@@ -119,6 +146,7 @@ class TmuxControlClient {
   bool fresh_ = false;  // the socket appeared and no attach has succeeded since
   int64_t young_pid_ = 0;     // the last server pid seen listening
   uint64_t young_since_ = 0;  // when it was first seen (loop ms)
+  int64_t spawn_server_ = 0;  // the server pid attached through `tmux -C`; 0: none
   core::TimeNs backoff_ = 0;
   int64_t spawns_ = 0;
   int64_t commands_ = 0;

@@ -17,7 +17,8 @@ namespace agt::test {
 namespace {
 
 /// The tmux processes agtmuxd has started and not yet reaped whose
-/// command line has `arg` (the collector's control client is one too).
+/// command line has `arg` (the collector's control client is no process:
+/// the daemon speaks tmux's client protocol itself).
 int TmuxChildren(pid_t daemon, const std::string& arg) {
   int n = 0;
   DIR* d = opendir("/proc");

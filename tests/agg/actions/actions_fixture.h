@@ -51,11 +51,11 @@ class ActionsTest : public ::testing::Test {
     StartRuntime(runtime_, 1);
     ref_ = "pane:lab/work/" + window_ + "/" + pane_;
     // Wait until the daemon's control client is attached before a test
-    // creates sessions: tmux 3.3a crashes ("server exited unexpectedly")
-    // when a session is created or closed while a control client is half
-    // identified (control_write on a client without control_state; later
-    // tmux checks for it). docs/observe.md, "tmux 3.3a and control clients",
-    // has the product side of this.
+    // creates sessions. This was added when the client was `tmux -C`, which
+    // tmux 3.3a could crash on ("server exited unexpectedly") when a session
+    // was created while the client was half identified; the daemon now
+    // identifies in one write (docs/observe.md, "tmux 3.3a and control
+    // clients"), and the wait keeps the tests starting from a followed server.
     ASSERT_TRUE(PollUntil([&] {
       return Tmux({"list-clients", "-F", "#{client_control_mode}"}).out.find('1') != std::string::npos;
     })) << "the daemon's control client never attached";

@@ -405,23 +405,36 @@ TEST_F(TmuxTest, AKilledDaemonLeavesNoControlClientBehind) {
   std::string pane = Tmux({"display-message", "-p", "-t", "work", "#{pane_id}"}).out;
   window.pop_back();
   pane.pop_back();
-  const std::vector<std::string> client = {socket_, std::string("-C\0", 3) + "attach-session"};
-  // A few rounds: without a parent-death signal the orphaned client lingered
-  // in some of them (seen after the daemon had run actions).
+  // The daemon is its own control client (tmux lists the daemon's pid); a
+  // `tmux -C` process would be one it spawned on a server of another
+  // protocol version.
+  const std::vector<std::string> process = {socket_, std::string("-C\0", 3) + "attach-session"};
+  auto control_clients = [&] {
+    std::istringstream lines(Tmux({"list-clients", "-F", "#{?client_control_mode,#{client_pid},}"}).out);
+    std::vector<std::string> pids;
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) pids.push_back(line);
+    return pids;
+  };
+  // A few rounds: when the client was a `tmux -C` child, without a
+  // parent-death signal the orphaned client lingered in some of them (seen
+  // after the daemon had run actions).
   for (int round = 0; round < 3; ++round) {
     if (!daemon_) {
       daemon_ = std::make_unique<Daemon>(env_, std::vector<std::string>{});
       ASSERT_TRUE(daemon_->WaitReady());  // the lab target comes back from targets.json
     }
-    ASSERT_TRUE(PollUntil([&] { return ProcessesWith(client).size() == 1; }, 10000)) << "no control client";
+    const std::vector<std::string> mine = {std::to_string(daemon_->pid())};
+    ASSERT_TRUE(PollUntil([&] { return control_clients() == mine; }, 10000)) << "no control client";
+    EXPECT_TRUE(ProcessesWith(process).empty()) << "a tmux -C process for a tmux of the same version";
     ASSERT_TRUE(PollUntil([&] { return PaneCount() == 1; }, 10000)) << "the pane was not observed";
     auto sent = daemon_->Call("POST", "/v1/actions/send", "{\"ref\":\"pane:lab/work/" + window + "/" + pane +
                                                               "\",\"text\":\"echo hi\",\"enter\":true}");
     ASSERT_TRUE(sent.ok());
     ASSERT_EQ(sent->status, 200) << sent->body;
     daemon_.reset();  // SIGKILL: no chance to stop its children
-    ASSERT_TRUE(PollUntil([&] { return ProcessesWith(client).empty(); }, 5000))
-        << "round " << round << ": the daemon's tmux -C client outlived it";
+    ASSERT_TRUE(PollUntil([&] { return control_clients().empty(); }, 5000))
+        << "round " << round << ": the daemon's control client outlived it";
   }
   // ...so the server can be killed, and goes.
   ASSERT_EQ(Tmux({"kill-server"}).status, 0);
