@@ -65,7 +65,12 @@ void RemoteCollector::OnReport(LinkReport r) {
       auto read = health_.TopologyOk(now);
       Health(read ? read : probed, "agtmuxd stream up (" + r.text + ")");
       mirror_.SetReachable(true, now);
-      return;  // the rows refresh with the first line
+      // The rows are published with the first line: the resumed stream's
+      // delta (or snapshot) says what changed meanwhile, and a delta with
+      // nothing in it says the rows kept are current. Publishing them now
+      // would show, for a moment, a state the host may have left.
+      refresh_pending_ = true;
+      return;
     }
     case LinkReport::Kind::kLine: {
       auto applied = mirror_.Apply(r.text);
@@ -84,7 +89,10 @@ void RemoteCollector::OnReport(LinkReport r) {
         auto read = health_.TopologyOk(now);
         Health(read ? read : probed, "agtmuxd stream up");
       }
-      if (*applied == RemoteMirror::Applied::kChanged) Publish();
+      if (*applied == RemoteMirror::Applied::kChanged || (refresh_pending_ && !mirror_.awaiting_snapshot())) {
+        refresh_pending_ = false;
+        Publish();
+      }
       return;
     }
     case LinkReport::Kind::kDown: {

@@ -56,6 +56,7 @@ class RemoteCollector {
   int64_t health_seq_ = 0;
   uv_timer_t* save_timer_ = nullptr;
   bool save_pending_ = false;
+  bool refresh_pending_ = false;  // up again: publish with the next line
   std::unique_ptr<RemoteLink> link_;
 };
 

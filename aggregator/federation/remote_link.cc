@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <optional>
 #include <random>
 
 #include "libagtcore/net/http_message.h"
@@ -15,6 +17,10 @@ namespace {
 using core::TimeNs;
 
 constexpr TimeNs kReadSlice = 100 * core::kNsPerMs;  // how soon Stop is seen
+constexpr TimeNs kCallSlice = 10 * core::kNsPerMs;   // the watch's slice while an answer is awaited
+// How long a forwarded action may take on the host (a respond's keys, an
+// Enter delay) before its caller is told it did not answer.
+constexpr std::chrono::seconds kCallBound{30};
 constexpr int kExitDaemonUnreachable = 3;            // agtmux's exit status (cli/exit_codes.h)
 constexpr int kExitNotFound = 127;                   // the shell's "command not found"
 
@@ -36,9 +42,17 @@ RemoteLink::~RemoteLink() {
   stop_ = true;
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  // Every caller gets an answer, even from a link that is going away.
+  // Every caller gets an answer, even from a link that is going away; the
+  // reports still queued are dropped: their sink is the owner being
+  // destroyed (its link pointer already null).
   FailCalls("the target's link was stopped");
-  Drain();
+  std::deque<std::function<void()>> tasks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks.swap(tasks_);
+    queue_.clear();
+  }
+  for (auto& t : tasks) t();
   uv::CloseAndDelete(async_);
 }
 
@@ -83,43 +97,100 @@ void RemoteLink::FailCalls(const std::string& why) {
   }
   for (auto& [req, done] : failed) {
     PostTask([done = std::move(done), why, target = options_.target_id] {
-      done(core::MakeError(core::Err::kTargetUnreachable, "target " + target + ": " + why));
+      done(core::MakeError(core::Err::kTargetUnreachable, "target " + target + ": " + why + "; nothing was sent"));
     });
   }
 }
 
-void RemoteLink::RunCalls(SshExecutor& ssh, const std::string& mode) {
+/// A forwarded request whose answer is being read, beside the watch.
+struct RemoteLink::InFlight {
+  std::unique_ptr<SshChannel> ch;
+  net::HttpResponseParser parser;
+  CallDone done;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+RemoteLink::InFlightList::~InFlightList() = default;
+
+void RemoteLink::Answer(CallDone done, core::Result<net::HttpResponse> answer) {
+  PostTask([done = std::move(done), answer = std::move(answer)]() mutable { done(std::move(answer)); });
+}
+
+core::Error RemoteLink::Unreachable(const std::string& why) const {
+  return core::MakeError(core::Err::kTargetUnreachable, "target " + options_.target_id + ": " + why);
+}
+
+std::string RemoteLink::StartCalls(SshExecutor& ssh, const std::string& mode) {
   while (!stop_) {
     std::pair<net::HttpRequest, CallDone> call;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (calls_.empty()) return;
+      if (calls_.empty()) return "";
       call = std::move(calls_.front());
       calls_.pop_front();
     }
-    auto answer = [&]() -> core::Result<net::HttpResponse> {
-      auto ch = mode == "bridge" ? ssh.OpenCommand({options_.agtmux, "bridge"}, 5 * core::kNsPerSec)
-                                 : ssh.OpenUnixSocket(socket_path_, 5 * core::kNsPerSec);
-      if (!ch) return ch.error();
-      if (auto st = (*ch)->Write(net::FormatHttpRequest(call.first), 5 * core::kNsPerSec); !st) return st.error();
-      // An action answers when its tmux work is done (an Enter delay, a
-      // respond's keys): the bound is the action's, not a read slice.
-      net::HttpResponseParser parser;
-      char buf[32768];
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (std::chrono::steady_clock::now() < deadline && !stop_) {
-        auto n = (*ch)->Read(buf, sizeof buf, kReadSlice);
-        if (!n && n.error().code == core::Err::kTimeout) continue;
-        if (!n) return n.error();
-        auto st = *n == 0 ? parser.Finish() : parser.Feed(std::string_view(buf, *n));
-        if (st == net::HttpResponseParser::Status::kDone) return std::move(parser.response());
-        if (st == net::HttpResponseParser::Status::kError)
-          return core::MakeError(core::Err::kTargetUnreachable, "bad answer from the remote agtmuxd: " + parser.error());
-      }
-      return core::MakeError(core::Err::kTimeout, "the remote agtmuxd did not answer within 30 s");
-    }();
-    PostTask([done = std::move(call.second), answer = std::move(answer)]() mutable { done(std::move(answer)); });
+    // Opening waits on the host: no longer than a heartbeat may be missed,
+    // and a channel that cannot be opened in that time ends the session
+    // (the watch on it would be as dead).
+    const TimeNs open_timeout = options_.idle_timeout;
+    auto ch = mode == "bridge" ? ssh.OpenCommand({options_.agtmux, "bridge"}, open_timeout)
+                               : ssh.OpenUnixSocket(socket_path_, open_timeout);
+    if (ch) {
+      if (auto st = (*ch)->Write(net::FormatHttpRequest(call.first), open_timeout); !st) ch = st.error();
+    }
+    if (!ch) {
+      const std::string why = "cannot reach its agtmuxd (" + ch.error().message + "); nothing was sent";
+      Answer(std::move(call.second), Unreachable(why));
+      return why;
+    }
+    // An action answers when its tmux work is done (an Enter delay, a
+    // respond's keys): the bound is the action's, not a heartbeat's; the
+    // watch's heartbeats meanwhile prove the host is still there.
+    calls_in_flight_.items.push_back(std::make_unique<InFlight>(
+        InFlight{std::move(*ch), {}, std::move(call.second), std::chrono::steady_clock::now() + kCallBound}));
   }
+  return "";
+}
+
+void RemoteLink::PollCalls() {
+  auto& items = calls_in_flight_.items;
+  char buf[32768];
+  for (auto it = items.begin(); it != items.end();) {
+    InFlight& c = **it;
+    std::optional<core::Result<net::HttpResponse>> answer;
+    while (!answer) {
+      auto n = c.ch->Read(buf, sizeof buf, 0);
+      if (!n && n.error().code == core::Err::kTimeout) break;  // nothing more yet
+      if (!n) {
+        answer = Unreachable("the link broke before its agtmuxd answered (" + n.error().message +
+                             "); the action may have run there");
+        break;
+      }
+      auto st = *n == 0 ? c.parser.Finish() : c.parser.Feed(std::string_view(buf, *n));
+      if (st == net::HttpResponseParser::Status::kDone) answer = std::move(c.parser.response());
+      else if (st == net::HttpResponseParser::Status::kError)
+        answer = Unreachable("bad answer from its agtmuxd: " + c.parser.error());
+      else if (*n == 0)
+        answer = Unreachable("its agtmuxd closed the channel before answering");
+    }
+    if (!answer && std::chrono::steady_clock::now() >= c.deadline)
+      answer = core::MakeError(core::Err::kTimeout, "target " + options_.target_id + ": its agtmuxd did not answer within " +
+                                                        std::to_string(kCallBound.count()) +
+                                                        " s; the action may have run there");
+    if (!answer) {
+      ++it;
+      continue;
+    }
+    Answer(std::move(c.done), std::move(*answer));
+    it = items.erase(it);
+  }
+}
+
+void RemoteLink::FailInFlight(const std::string& why) {
+  for (auto& c : calls_in_flight_.items)
+    Answer(std::move(c->done), Unreachable("the link broke before its agtmuxd answered (" + why +
+                                           "); the action may have run there"));
+  calls_in_flight_.items.clear();
 }
 
 void RemoteLink::Drain() {
@@ -155,6 +226,7 @@ void RemoteLink::Run() {
     const int64_t before = bytes_read_.load();
     std::string why = Session(ssh, absent);
     streaming_ = false;
+    FailInFlight(why.empty() ? "the link stopped" : why);  // their channels go before the session
     FailCalls(why.empty() ? "the link stopped" : why);
     if (stop_) break;
     if (absent && !was_up) {
@@ -210,7 +282,8 @@ std::string RemoteLink::Session(SshExecutor& ssh, bool& absent) {
 
   net::HttpResponseParser parser;
   bool up = false;
-  TimeNs idle = 0;
+  auto last_byte = std::chrono::steady_clock::now();
+  const auto idle_bound = std::chrono::nanoseconds(options_.idle_timeout);
   char buf[32768];
   reconnect_ = false;
   while (!stop_) {
@@ -218,17 +291,22 @@ std::string RemoteLink::Session(SshExecutor& ssh, bool& absent) {
       reconnect_ = false;
       return "resynchronising after a line that could not be applied";
     }
-    if (up) RunCalls(ssh, mode);
-    auto n = ch.Read(buf, sizeof buf, kReadSlice);
+    if (up) {
+      if (std::string why = StartCalls(ssh, mode); !why.empty()) return why;
+    }
+    // While an answer is awaited, the watch is read in short slices so
+    // that the answer is taken as soon as it is in.
+    const bool waiting = !calls_in_flight_.items.empty();
+    auto n = ch.Read(buf, sizeof buf, waiting ? kCallSlice : kReadSlice);
+    if (waiting) PollCalls();
     if (!n && n.error().code == core::Err::kTimeout) {
-      idle += kReadSlice;
-      if (idle >= options_.idle_timeout)
+      if (std::chrono::steady_clock::now() - last_byte >= idle_bound)
         return "no heartbeat for " + std::to_string(options_.idle_timeout / core::kNsPerMs) + " ms";
       continue;
     }
     if (!n) return n.error().message;
     if (*n == 0) return "the remote agtmuxd closed the stream";
-    idle = 0;
+    last_byte = std::chrono::steady_clock::now();
     bytes_read_ += int64_t(*n);
     auto status = parser.Feed(std::string_view(buf, *n));
     if (status == net::HttpResponseParser::Status::kError) return "bad answer: " + parser.error();

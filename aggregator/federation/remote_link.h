@@ -4,8 +4,10 @@
 // opens a channel to its Unix socket (direct-streamlocal; where sshd refuses
 // that, `agtmux bridge` over an exec channel), asks for GET /v1/watch from
 // the cursor it was given, and hands every line to the loop thread. A lost
-// link is reported and retried with exponential backoff and jitter; nothing
-// here blocks the loop, and Stop returns within one read slice.
+// link is reported and retried with exponential backoff and jitter. Actions
+// forwarded to the remote daemon (Call) go on channels of their own while the
+// watch keeps being read. Nothing here blocks the loop; Stop returns within
+// one read slice, or one channel open (the idle timeout) on a frozen host.
 #pragma once
 
 #include <uv.h>
@@ -14,9 +16,11 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "aggregator/targets/ssh_executor.h"
 #include "libagtcore/net/http_message.h"
@@ -78,9 +82,17 @@ class RemoteLink {
   std::string Session(SshExecutor& ssh, bool& absent);
   void Post(LinkReport r);
   void PostTask(std::function<void()> task);
-  /// Runs the queued calls over `ssh` (the watch's session), one at a time.
-  void RunCalls(SshExecutor& ssh, const std::string& mode);
+  /// Sends the queued calls over `ssh` (the watch's session), each on a
+  /// channel of its own; why the session must end ("" when it need not).
+  std::string StartCalls(SshExecutor& ssh, const std::string& mode);
+  /// Reads the answers that arrived, without waiting; answers the callers.
+  void PollCalls();
+  /// Answers every call in flight with E_TARGET_UNREACHABLE (`why`).
+  void FailInFlight(const std::string& why);
+  /// Answers every queued call with E_TARGET_UNREACHABLE (`why`).
   void FailCalls(const std::string& why);
+  void Answer(CallDone done, core::Result<net::HttpResponse> answer);
+  core::Error Unreachable(const std::string& why) const;
   void Drain();
   bool SleepInterruptible(core::TimeNs ns);
 
@@ -100,6 +112,12 @@ class RemoteLink {
   std::atomic<bool> streaming_{false};
   std::string cursor_;            // guarded by mu_
   std::string socket_path_;       // the thread's: the remote socket once located
+  struct InFlight;
+  struct InFlightList {            // the thread's: calls sent, answers awaited
+    ~InFlightList();
+    std::vector<std::unique_ptr<InFlight>> items;
+  };
+  InFlightList calls_in_flight_;
 };
 
 }  // namespace agt::agg

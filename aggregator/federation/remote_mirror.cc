@@ -150,6 +150,7 @@ core::Status RemoteMirror::ApplyItems(const rapidjson::Value& items, bool replac
   for (const auto& item : items.GetArray()) {
     auto row = RemotePaneRow(item, target_);
     if (!row) return row.error();
+    row->json = PaneJsonPartsOf(*row);
     next[IdentityKey(item["identity"])] = {std::move(*row), Serialize(item)};
   }
   if (replace) panes_ = std::move(next);
@@ -170,6 +171,7 @@ core::Status RemoteMirror::ApplyChanges(const rapidjson::Value& changes) {
       if (item == c.MemberEnd()) return Bad("an upsert without item");
       auto row = RemotePaneRow(item->value, target_);
       if (!row) return row.error();
+      row->json = PaneJsonPartsOf(*row);
       panes_[IdentityKey(id->value)] = {std::move(*row), Serialize(item->value)};
     } else {
       return Bad("unknown change op '" + op + "'");
@@ -202,9 +204,12 @@ void RemoteMirror::Render() {
       r.st.signal.reason_code = "target_unreachable";
       r.st.has_source = false;
       if (unreachable_since_ != 0) r.st.updated_at = unreachable_since_;
+      r.json = PaneJsonPartsOf(r);
     }
     rows_.push_back(std::move(r));
   }
+  // In the view's order: the views merge each target's rows as one run.
+  std::sort(rows_.begin(), rows_.end(), PaneOrder);
 }
 
 std::string RemoteMirror::Save() const {

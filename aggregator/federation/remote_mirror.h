@@ -6,7 +6,10 @@
 // the remote daemon's. A line already applied (same stream, sequence not
 // newer) is skipped; a `reset` waits for the snapshot that follows it.
 // While the link is down every pane shows `unknown` with reason
-// `target_unreachable`, keeping the last known layout.
+// `target_unreachable`, keeping the last known layout. Each row carries its
+// item JSON rendered once when it is applied (PaneRow::json), and the rows
+// are kept in the view's order, so a read of a thousand remote panes
+// renders none of them again.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -41,6 +44,8 @@ class RemoteMirror {
   /// `now`) or came back (the next lines refresh them).
   void SetReachable(bool reachable, core::TimeNs now);
   bool reachable() const { return reachable_; }
+  /// After a `reset`, until its snapshot: the rows are not the remote's.
+  bool awaiting_snapshot() const { return awaiting_snapshot_; }
   const std::vector<PaneRow>& rows() const { return rows_; }
   /// Lines skipped as already applied (a resumed stream's overlap).
   int64_t duplicates() const { return duplicates_; }

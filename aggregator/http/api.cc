@@ -131,15 +131,17 @@ class Api {
     WriteSummary(j, rows, *f);
     WritePartial(j, ctx_.core->targets(), *f);
     j.Key("items").BeginArray();
-    for (const Item& it : RenderItems(scope, rows, *f, now)) j.Raw(it.json);
+    WriteItems(j, scope, rows, *f, now);
     j.EndArray();
     j.EndObject();
     return Json(200, j.Take());
   }
 
-  void WriteTarget(JsonOut& j, const TargetStatus& t) {
+  /// One target's item; `rows` = the daemon's rows (one collection for
+  /// every target of a listing).
+  void WriteTarget(JsonOut& j, const TargetStatus& t, const std::vector<PaneRow>& rows) {
     int64_t panes = 0, agents = 0;
-    for (const auto& r : ctx_.core->Rows()) {
+    for (const auto& r : rows) {
       if (r.target != t.spec.name) continue;
       panes += r.in_topology;
       agents += r.agent;
@@ -170,7 +172,8 @@ class Api {
     JsonOut j;
     j.BeginObject().Key("schema_version").Int(1).Key("generated_at").Time(Now());
     j.Key("items").BeginArray();
-    for (const auto& t : ctx_.core->targets().all()) WriteTarget(j, t);
+    const std::vector<PaneRow> rows = ctx_.core->Rows();
+    for (const auto& t : ctx_.core->targets().all()) WriteTarget(j, t, rows);
     j.EndArray().EndObject();
     return Json(200, j.Take());
   }
@@ -179,7 +182,7 @@ class Api {
     const TargetStatus* t = ctx_.core->targets().Find(name);
     JsonOut j;
     j.BeginObject().Key("schema_version").Int(1).Key("generated_at").Time(Now()).Key("target");
-    WriteTarget(j, *t);
+    WriteTarget(j, *t, ctx_.core->Rows());
     j.EndObject();
     return Json(status, j.Take());
   }

@@ -6,6 +6,7 @@
 #include <rapidjson/writer.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,13 @@ class JsonOut {
   /// Inserts already-serialised JSON (an item rendered earlier).
   JsonOut& Raw(std::string_view json) {
     w_.RawValue(json.data(), json.size(), rapidjson::kObjectType);
+    return *this;
+  }
+  /// Inserts one value serialised in pieces (an item cached around the
+  /// field computed per read), without joining them first.
+  JsonOut& RawPieces(std::string_view first, std::string_view middle, std::string_view last) {
+    w_.RawValue(first.data(), first.size(), rapidjson::kObjectType);
+    for (std::string_view piece : {middle, last}) std::memcpy(sb_.Push(piece.size()), piece.data(), piece.size());
     return *this;
   }
   JsonOut& BeginObject() {

@@ -200,9 +200,6 @@ std::vector<PaneRow> CollectPanes(const ViewSources& src) {
       rows.push_back(std::move(r));
     }
   }
-  // Federated targets: the remote daemon's rows, as it sent them.
-  if (src.remote)
-    for (const auto& [target, remote_rows] : *src.remote) rows.insert(rows.end(), remote_rows.begin(), remote_rows.end());
   // Runtimes in panes no collector has reported (yet): a wrapper that
   // announced itself first, or a target without a collector.
   for (const state::PaneState& ps : src.core->AllPanes()) {
@@ -214,11 +211,34 @@ std::vector<PaneRow> CollectPanes(const ViewSources& src) {
     if (!r.agent) continue;
     rows.push_back(std::move(r));
   }
-  std::sort(rows.begin(), rows.end(), [](const PaneRow& a, const PaneRow& b) {
-    return std::tie(a.target, a.session_name, a.window_index, a.window_id, a.pane_index, a.pane_id) <
-           std::tie(b.target, b.session_name, b.window_index, b.window_id, b.pane_index, b.pane_id);
-  });
-  return rows;
+  std::sort(rows.begin(), rows.end(), PaneOrder);
+  if (!src.remote || src.remote->empty()) return rows;
+  // Federated targets: the remote daemon's rows, as it sent them. Each
+  // target's rows are one run of the order (it is the first key), so the
+  // runs, already in order (RemoteMirror sorts them), are merged in by
+  // target instead of sorting a thousand rows again at every read.
+  bool merge = true;
+  for (const auto& [target, remote_rows] : *src.remote)
+    merge = merge && std::is_sorted(remote_rows.begin(), remote_rows.end(), PaneOrder);
+  for (size_t i = 0; merge && i < rows.size(); ++i) merge = !src.remote->count(rows[i].target);
+  std::vector<PaneRow> all;
+  size_t total = rows.size();
+  for (const auto& [target, remote_rows] : *src.remote) total += remote_rows.size();
+  all.reserve(total);
+  auto local = std::make_move_iterator(rows.begin());
+  const auto local_end = std::make_move_iterator(rows.end());
+  for (const auto& [target, remote_rows] : *src.remote) {
+    while (merge && local != local_end && local->target < target) all.push_back(*local++);
+    all.insert(all.end(), remote_rows.begin(), remote_rows.end());
+  }
+  all.insert(all.end(), local, local_end);
+  if (!merge) std::sort(all.begin(), all.end(), PaneOrder);
+  return all;
+}
+
+bool PaneOrder(const PaneRow& a, const PaneRow& b) {
+  return std::tie(a.target, a.session_name, a.window_index, a.window_id, a.pane_index, a.pane_id) <
+         std::tie(b.target, b.session_name, b.window_index, b.window_id, b.pane_index, b.pane_id);
 }
 
 bool TargetMatches(const std::string& target, const ViewFilter& f) {
@@ -263,7 +283,16 @@ void WriteStateCounts(JsonOut& j, const std::array<int64_t, core::kStateCount>& 
   j.EndObject();
 }
 
-std::string PaneJson(const PaneRow& r, core::TimeNs now) {
+std::string PaneKey(const PaneRow& r) {
+  return r.target + "\x1f" + r.session_name + "\x1f" + r.window_id + "\x1f" + r.pane_id;
+}
+
+/// A pane item in three pieces: all before `age_seconds`, the field (when
+/// `now` is not 0), all after it.
+PaneJsonParts RenderPaneParts(const PaneRow& r) {
+  PaneJsonParts parts;
+  parts.key = PaneKey(r);
+  parts.identity = IdentityFromKey(Scope::kPanes, parts.key);
   JsonOut j;
   j.BeginObject();
   j.Key("identity").BeginObject();
@@ -328,18 +357,28 @@ std::string PaneJson(const PaneRow& r, core::TimeNs now) {
   j.Key("state_version").Int(has_state ? r.st.state_version : 0);
   j.Key("updated_at").Time(has_state ? r.st.updated_at : 0);
   j.Key("last_seen_at").Time(has_state ? r.st.last_seen_at : 0);
-  if (now != 0) {
-    j.Key("age_seconds");
-    if (has_state && r.st.updated_at != 0) {
-      j.Int(std::max<int64_t>(0, (now - r.st.updated_at) / core::kNsPerSec));
-    } else {
-      j.Null();
-    }
-  }
-  j.Key("title").Str(r.title).Key("cwd").Str(r.cwd).Key("command").Str(r.command);
-  j.Key("pane_pid").Int(r.pid);
   j.EndObject();
-  return j.Take();
+  parts.head = j.Take();
+  parts.head.pop_back();  // the item goes on after it
+  JsonOut t;
+  t.BeginObject();
+  t.Key("title").Str(r.title).Key("cwd").Str(r.cwd).Key("command").Str(r.command);
+  t.Key("pane_pid").Int(r.pid);
+  t.EndObject();
+  parts.tail = t.Take();
+  parts.tail[0] = ',';  // continues the head's object
+  return parts;
+}
+
+/// `,"age_seconds":N` (or null) as of `now`; "" when `now` is 0 (watch).
+std::string AgeField(const PaneRow& r, core::TimeNs now) {
+  if (now == 0) return "";
+  if (!r.agent || r.st.updated_at == 0) return ",\"age_seconds\":null";
+  return ",\"age_seconds\":" + std::to_string(std::max<int64_t>(0, (now - r.st.updated_at) / core::kNsPerSec));
+}
+
+std::string PaneJson(const PaneJsonParts& parts, const PaneRow& r, core::TimeNs now) {
+  return parts.head + AgeField(r, now) + parts.tail;
 }
 
 struct Rollup {
@@ -399,9 +438,13 @@ std::vector<Item> RenderItems(Scope scope, const std::vector<PaneRow>& rows, con
   if (scope == Scope::kPanes) {
     for (const PaneRow& r : rows) {
       if (!PaneMatches(r, f)) continue;
-      std::string key = r.target + "\x1f" + r.session_name + "\x1f" + r.window_id + "\x1f" + r.pane_id;
-      std::string identity = IdentityFromKey(scope, key);
-      items.push_back({std::move(key), std::move(identity), PaneJson(r, now)});
+      if (r.json) {
+        items.push_back({r.json->key, r.json->identity, PaneJson(*r.json, r, now)});
+        continue;
+      }
+      PaneJsonParts parts = RenderPaneParts(r);
+      std::string json = PaneJson(parts, r, now);
+      items.push_back({std::move(parts.key), std::move(parts.identity), std::move(json)});
     }
     return items;
   }
@@ -471,6 +514,26 @@ std::vector<Item> RenderItems(Scope scope, const std::vector<PaneRow>& rows, con
     items.push_back({std::move(key), std::move(identity), j.Take()});
   }
   return items;
+}
+
+std::shared_ptr<const PaneJsonParts> PaneJsonPartsOf(const PaneRow& r) {
+  return std::make_shared<const PaneJsonParts>(RenderPaneParts(r));
+}
+
+void WriteItems(JsonOut& j, Scope scope, const std::vector<PaneRow>& rows, const ViewFilter& f, core::TimeNs now) {
+  if (scope != Scope::kPanes) {
+    for (const Item& it : RenderItems(scope, rows, f, now)) j.Raw(it.json);
+    return;
+  }
+  for (const PaneRow& r : rows) {
+    if (!PaneMatches(r, f)) continue;
+    if (r.json) {
+      j.RawPieces(r.json->head, AgeField(r, now), r.json->tail);
+      continue;
+    }
+    const PaneJsonParts parts = RenderPaneParts(r);
+    j.RawPieces(parts.head, AgeField(r, now), parts.tail);
+  }
 }
 
 void WriteWaiting(JsonOut& j, const core::WaitingDetail& d) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,16 @@ struct ViewFilter {
 core::Result<ViewFilter> ParseViewFilter(const std::map<std::string, std::string>& query);
 void WriteFilters(JsonOut& j, const ViewFilter& f);
 
+/// A pane item's JSON rendered once (PaneJsonPartsOf), for rows that change
+/// only by being replaced (a federated target's mirror rows): the text
+/// before `age_seconds`, the one field computed per read, and after it.
+struct PaneJsonParts {
+  std::string key;       // Item::key
+  std::string identity;  // Item::identity
+  std::string head;      // `{"identity":...,"last_seen_at":...` (no closing brace)
+  std::string tail;      // `,"title":...}`
+};
+
 /// One pane as the API shows it.
 struct PaneRow {
   std::string target, session_name, session_id, window_id, window_name, pane_id;
@@ -53,7 +64,17 @@ struct PaneRow {
   std::string agent_version;      // "" = not known
   std::optional<int64_t> runtime_pid;
   state::PaneState st;            // valid when agent
+  /// This row rendered, set by an owner that never changes the row in
+  /// place (RemoteMirror); null: rendered at every read.
+  std::shared_ptr<const PaneJsonParts> json;
 };
+
+/// The view's order of rows: target, session, window index, window id,
+/// pane index, pane id.
+bool PaneOrder(const PaneRow& a, const PaneRow& b);
+
+/// `r` rendered for PaneRow::json.
+std::shared_ptr<const PaneJsonParts> PaneJsonPartsOf(const PaneRow& r);
 
 /// Everything the views need, owned by the daemon core.
 struct ViewSources {
@@ -95,6 +116,9 @@ std::string IdentityFromKey(Scope scope, std::string_view key);
 /// where an ever-changing age would make every item differ).
 std::vector<Item> RenderItems(Scope scope, const std::vector<PaneRow>& rows, const ViewFilter& f,
                               core::TimeNs now);
+/// The same items' JSON written into the array `j` is in (the read
+/// endpoints, which need no keys).
+void WriteItems(JsonOut& j, Scope scope, const std::vector<PaneRow>& rows, const ViewFilter& f, core::TimeNs now);
 /// {"agent_panes","needs_action","by_state":{...},"by_agent":{...},"by_target":{...}}
 /// over the agent panes the filter matches.
 void WriteSummary(JsonOut& j, const std::vector<PaneRow>& rows, const ViewFilter& f);

@@ -83,6 +83,10 @@ bool SshControlFeed::Follow(SshExecutor& ex, std::string& why) {
     std::unique_ptr<SshChannel> channel;
     ControlParser parser;
   };
+  // A client that ended, and why: when its session is still listed, the
+  // client died on its own (killed, or it cannot stay attached) and the
+  // feed goes down; when its session is gone, the others are reattached.
+  std::pair<std::string, std::string> ended;
   while (!stop_) {
     // Channels are only opened and dropped here, with none left from a
     // previous round, so a failed Run never frees a session under one.
@@ -96,6 +100,14 @@ bool SshControlFeed::Follow(SshExecutor& ex, std::string& why) {
     if (list->exit_code != 0) {
       why = "no tmux server";
       return true;
+    }
+    if (!ended.first.empty()) {
+      for (std::string_view line : core::SplitLines(list->out)) {
+        if (line != ended.first) continue;
+        why = ended.second;
+        return true;
+      }
+      ended = {};
     }
     std::vector<Client> clients;
     FeedReport up;
@@ -141,8 +153,10 @@ bool SshControlFeed::Follow(SshExecutor& ex, std::string& why) {
           return true;
         }
         if (*n == 0) {
-          why = "the control client of session " + c.session + " ended";
-          return true;
+          // Its session may have been closed: the sessions are listed again.
+          ended = {c.session, "the control client of session " + c.session + " ended"};
+          relist = true;
+          break;
         }
         any = true;
         c.parser.Feed(std::string_view(buf, *n));
@@ -151,9 +165,10 @@ bool SshControlFeed::Follow(SshExecutor& ex, std::string& why) {
           if (note.name == "output" || note.name == "extended-output") {
             r.output.insert(note.pane_id);
           } else if (note.name == "exit") {
-            why = "the control client of session " + c.session + " exited" +
-                  (note.args.empty() ? "" : " (" + note.args + ")");
-            return true;
+            ended = {c.session, "the control client of session " + c.session + " exited" +
+                                    (note.args.empty() ? "" : " (" + note.args + ")")};
+            relist = true;
+            r.changed = true;
           } else if (Structural(note.name)) {
             r.changed = true;
             // Attach to the sessions as they are now; the loop hears the

@@ -9,9 +9,11 @@
 // notifications are parsed with ControlParser and handed to the loop
 // through a uv_async, as FeedReports: which sessions are followed (and by
 // which connection), which panes had %output, and whether anything else
-// changed. A channel that ends (%exit, EOF, a dead session) drops them all;
-// the thread then reports the feed down and tries again after `retry`.
-// %sessions-changed makes it list the sessions again and reattach.
+// changed. %sessions-changed, or a client that ends (%exit, EOF) because its
+// session was closed, makes it list the sessions again and reattach. A
+// failed read, no server left, or a client that ended while its session is
+// still there (killed) drops them all; the thread then reports the feed
+// down and tries again after `retry`.
 #pragma once
 
 #include <uv.h>

@@ -5,13 +5,17 @@
 //     (goal p95 <= 250 ms), against the same change on the remote's own
 //     watch stream in the same run (the baseline: what federation adds).
 //  2. GET /v1/panes on the local daemon with 10 federated targets x 100
-//     agent panes: p50/p95 (goal p95 < 30 ms), against GET /v1/health.
+//     agent panes: p50/p95 (goal p95 < 30 ms), against GET /v1/health;
+//     quiet, then with the remotes busy (100 state changes a second spread
+//     over the 10 hosts, and one local watch client reading the stream, as
+//     `agtmux ui` would).
 //  3. The local daemon's CPU with those 10 targets idle (goal < 2 % of one
 //     core), against the same daemon idle before the targets were added.
 //  4. Bytes per second on the wire (TCP payload received by the local
 //     daemon from one sshd: the SSH transport, encryption included) for an
 //     idle remote with 100 panes.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -110,7 +114,7 @@ void Latency() {
   Print("remote change -> local watch (federated)", fed);
 }
 
-void Scale() {
+void Scale(bool panes_only) {
   constexpr int kHosts = 10, kPanes = 100;
   std::vector<std::unique_ptr<RemoteHost>> hosts;
   for (int h = 0; h < kHosts; ++h) {
@@ -136,7 +140,7 @@ void Scale() {
     return std::stoll(r->body.substr(at + 6));
   }();
   const double idle0 = agt::bench::ProcCpuSeconds(pid);
-  std::this_thread::sleep_for(std::chrono::seconds(10));
+  if (!panes_only) std::this_thread::sleep_for(std::chrono::seconds(10));
   const double idle_base = (agt::bench::ProcCpuSeconds(pid) - idle0) / 10.0;
 
   for (int h = 0; h < kHosts; ++h) AddTarget(local, *hosts[h], "vm" + std::to_string(h));
@@ -147,18 +151,60 @@ void Scale() {
   }, 60000);
   if (!all) std::printf("warning: not every remote pane arrived\n");
 
-  std::vector<double> panes, health;
-  for (int i = 0; i < 200; ++i) {
-    auto t0 = Clock::now();
-    (void)d.Call("GET", "/v1/health");
-    health.push_back(Ms(Clock::now() - t0));
-    t0 = Clock::now();
-    auto r = d.Call("GET", "/v1/panes");
-    panes.push_back(Ms(Clock::now() - t0));
-    if (i == 0) std::printf("GET /v1/panes answer: %zu bytes\n", r.ok() ? r->body.size() : 0);
-  }
-  Print("GET /v1/health (baseline)", health);
-  Print("GET /v1/panes, 10 targets x 100 panes", panes);
+  auto sample = [&](const char* health_name, const char* panes_name) {
+    std::vector<double> panes, health;
+    for (int i = 0; i < 200; ++i) {
+      auto t0 = Clock::now();
+      (void)d.Call("GET", "/v1/health");
+      health.push_back(Ms(Clock::now() - t0));
+      t0 = Clock::now();
+      auto r = d.Call("GET", "/v1/panes");
+      panes.push_back(Ms(Clock::now() - t0));
+      if (i == 0) std::printf("GET /v1/panes answer: %zu bytes\n", r.ok() ? r->body.size() : 0);
+    }
+    Print(health_name, health);
+    Print(panes_name, panes);
+  };
+  sample("GET /v1/health (baseline)", "GET /v1/panes, 10 targets x 100 panes");
+
+  // Busy: one poster cycles over the hosts (a change every 10 ms, each to
+  // the next host's next pane), one local watch client drains its stream.
+  std::atomic<bool> busy{true};
+  std::atomic<int64_t> changes{0};
+  std::thread poster([&] {
+    std::vector<int64_t> seq(kHosts * kPanes, 1);
+    for (int n = 0; busy; ++n) {
+      const int h = n % kHosts, p = (n / kHosts) % kPanes;
+      const std::string rt = Runtime(h, p);
+      const char* state = (++seq[h * kPanes + p]) % 2 ? "running" : "waiting_input";
+      hosts[h]->Post({agt::test::StateEvent(Id(h, 1000 + n), rt, "%" + std::to_string(p), state, seq[h * kPanes + p])});
+      ++changes;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  std::atomic<int64_t> watched{0}, watched_lines{0};
+  RawConn watch(local.socket());
+  watch.Send("GET /v1/watch?interval=10s HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::thread reader([&] {
+    while (busy) {
+      const std::string got = watch.ReadUntil("\n", 200);
+      watched += int64_t(got.size());
+      watched_lines += std::count(got.begin(), got.end(), '\n');
+      watch.Clear();
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // the changes flow
+  const auto busy0 = Clock::now();
+  const int64_t changes0 = changes, watched0 = watched, lines0 = watched_lines;
+  sample("GET /v1/health, remotes busy", "GET /v1/panes, remotes busy");
+  const double busy_s = std::chrono::duration<double>(Clock::now() - busy0).count();
+  std::printf("busy: %.0f remote changes/s posted, local watch read %.0f lines/s, %.0f KB/s\n",
+              double(changes - changes0) / busy_s, double(watched_lines - lines0) / busy_s,
+              double(watched - watched0) / 1024.0 / busy_s);
+  busy = false;
+  poster.join();
+  reader.join();
+  if (panes_only) return;
 
   // Idle: let the mirrors' first writes settle, then sample.
   std::this_thread::sleep_for(std::chrono::seconds(3));
@@ -178,9 +224,11 @@ void Scale() {
 
 }  // namespace
 
-int main() {
+// `federation_bench --panes-only`: only the GET /v1/panes figures (2).
+int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  Latency();
-  Scale();
+  const bool panes_only = argc > 1 && std::string(argv[1]) == "--panes-only";
+  if (!panes_only) Latency();
+  Scale(panes_only);
   return 0;
 }

@@ -14,74 +14,11 @@
 #include <fstream>
 #include <string>
 
-#include "tests/agg/federation/remote_host.h"
+#include "tests/agg/federation/federation_fixture.h"
 #include "libagtcore/file.h"
 
 namespace agt::test {
 namespace {
-
-constexpr const char* kRuntime = "rt-fedfedfedfedfedfe";
-
-class FederationTest : public ::testing::Test {
- protected:
-  void StartLocal() {
-    local_ = std::make_unique<Daemon>(env_);
-    ASSERT_TRUE(local_->WaitReady());
-  }
-  void AddTarget(RemoteHost& host, const std::string& via = "") {
-    host.Trust(env_);
-    std::vector<std::string> argv = {AGTMUX_BIN, "target", "add", "vm", "--kind", "ssh", "--ssh-target", host.SshTarget()};
-    if (!via.empty()) argv.insert(argv.end(), {"--via", via});
-    auto add = env_.Run(argv);
-    ASSERT_EQ(add.status, 0) << add.err;
-  }
-  rapidjson::Document Get(const std::string& path) {
-    rapidjson::Document d;
-    auto r = local_->Call("GET", path);
-    if (r.ok()) d.Parse(r->body.c_str());
-    return d;
-  }
-  /// The one agent pane of target vm, or an empty object.
-  rapidjson::Document VmPane() {
-    rapidjson::Document d = Get("/v1/panes?target=vm");
-    rapidjson::Document one;
-    one.SetObject();
-    if (d.IsObject() && d.HasMember("items") && d["items"].Size() == 1) one.CopyFrom(d["items"][0], one.GetAllocator());
-    return one;
-  }
-  bool VmState(const std::string& state, const std::string& reason = "") {
-    auto p = VmPane();
-    if (!p.HasMember("state") || p["state"].GetString() != state) return false;
-    return reason.empty() || (p["reason_code"].IsString() && p["reason_code"].GetString() == reason);
-  }
-  std::string VmHealth() {
-    auto d = Get("/v1/targets");
-    if (!d.IsObject() || !d.HasMember("items")) return "";
-    for (const auto& t : d["items"].GetArray())
-      if (std::string(t["name"].GetString()) == "vm") return t["health"].GetString();
-    return "";
-  }
-  std::string Log() {
-    auto text = core::ReadWholeFile(env_.state_dir() + "/agtmuxd.log");
-    return text ? *text : "";
-  }
-  /// A remote host with a wrapped agent running in session "work".
-  void StartWrappedHost(RemoteHost& host) {
-    host.StartDaemon();
-    pane_ = host.NewPane("work");
-    // The host's daemon has placed the pane in its tmux server.
-    ASSERT_TRUE(PollUntil([&] {
-      auto r = host.daemon->Call("GET", "/v1/panes?all=1&target=host");
-      return r.ok() && r->body.find("\"session_name\":\"work\"") != std::string::npos;
-    }, 10000)) << "the host's agtmuxd never saw its tmux pane";
-    host.Post({host.WrapperStarted("01JG0000000000000000000F01", kRuntime, pane_),
-               StateEvent("01JG0000000000000000000F02", kRuntime, pane_, "running", 1)});
-  }
-
-  TestEnv env_;
-  std::unique_ptr<Daemon> local_;
-  std::string pane_;
-};
 
 TEST_F(FederationTest, ARemoteWrappedPaneShowsWithTheRemotesStateAndSource) {
   RemoteHost host(1);
@@ -156,6 +93,21 @@ TEST_F(FederationTest, SshdKilledMidWatchTurnsThePanesUnknownAndTheyComeBackWith
   ASSERT_NE(unknown, std::string::npos) << seen;
   EXPECT_EQ(seen.find("\"state\":\"running\"", unknown), std::string::npos) << seen;
   EXPECT_NE(seen.find("\"state\":\"waiting_input\"", unknown), std::string::npos) << seen;
+}
+
+// Nothing changed on the host during the outage: the resumed stream's
+// first line is an empty delta, and the panes kept are current again.
+TEST_F(FederationTest, AfterAnOutageWhereNothingChangedThePanesShowTheirStateAgain) {
+  RemoteHost host(9);
+  ASSERT_NO_FATAL_FAILURE(StartWrappedHost(host));
+  ASSERT_NO_FATAL_FAILURE(StartLocal());
+  ASSERT_NO_FATAL_FAILURE(AddTarget(host));
+  ASSERT_TRUE(PollUntil([&] { return VmState("running"); }, 15000)) << Log();
+  host.sshd->Stop();
+  ASSERT_TRUE(PollUntil([&] { return VmState("unknown", "target_unreachable"); }, 8000)) << Log();
+  host.sshd->Start();
+  ASSERT_TRUE(PollUntil([&] { return VmState("running"); }, 20000)) << Log();
+  EXPECT_STREQ(VmPane()["source"].GetString(), "PTY");
 }
 
 TEST_F(FederationTest, ARemoteDaemonKilledAndRestartedLosesNothing) {
@@ -241,72 +193,6 @@ TEST_F(FederationTest, ARestartedLocalDaemonResumesFromItsCursor) {
   host.Post({StateEvent("01JG0000000000000000000F07", kRuntime, pane_, "waiting_approval", 2)});
   ASSERT_NO_FATAL_FAILURE(StartLocal());
   ASSERT_TRUE(PollUntil([&] { return VmState("waiting_approval"); }, 15000)) << Log();
-}
-
-}  // namespace
-}  // namespace agt::test
-
-namespace agt::test {
-namespace {
-
-std::string SnapshotId(const std::string& body) {
-  const std::string key = "\"snapshot_id\":\"";
-  const size_t at = body.find(key);
-  if (at == std::string::npos) return "";
-  return body.substr(at + key.size(), body.find('"', at + key.size()) - at - key.size());
-}
-
-TEST_F(FederationTest, ActionsOnARemotePaneGoToItsDaemonWithItsGuards) {
-  RemoteHost host(8);
-  ASSERT_NO_FATAL_FAILURE(StartWrappedHost(host));
-  ASSERT_NO_FATAL_FAILURE(StartLocal());
-  ASSERT_NO_FATAL_FAILURE(AddTarget(host));
-  ASSERT_TRUE(PollUntil([&] { return VmState("running"); }, 15000)) << Log();
-  const std::string ref = VmPane()["ref"].GetString();
-
-  // A snapshot taken through the local daemon is the remote daemon's.
-  auto snap = local_->Call("POST", "/v1/actions/snapshot", "{\"ref\":\"" + ref + "\"}");
-  ASSERT_TRUE(snap.ok());
-  ASSERT_EQ(snap->status, 200) << snap->body;
-  const std::string id = SnapshotId(snap->body);
-  ASSERT_FALSE(id.empty()) << snap->body;
-  EXPECT_NE(snap->body.find("\"state\":\"running\""), std::string::npos) << snap->body;
-
-  // The pane moved on the remote: the send is refused there.
-  host.Post({StateEvent("01JG0000000000000000000F08", kRuntime, pane_, "waiting_input", 2)});
-  ASSERT_TRUE(PollUntil([&] { return VmState("waiting_input"); }, 5000));
-  auto refused = local_->Call("POST", "/v1/actions/send",
-                              "{\"ref\":\"" + ref + "\",\"text\":\"echo fed-one\",\"snapshot_id\":\"" + id + "\"}");
-  ASSERT_TRUE(refused.ok());
-  EXPECT_EQ(refused->status, 409) << refused->body;
-  EXPECT_NE(refused->body.find("E_PRECONDITION_FAILED"), std::string::npos) << refused->body;
-
-  // With a fresh snapshot the text reaches the remote pane.
-  auto fresh = local_->Call("POST", "/v1/actions/snapshot", "{\"ref\":\"" + ref + "\"}");
-  ASSERT_TRUE(fresh.ok());
-  auto sent = local_->Call("POST", "/v1/actions/send",
-                           "{\"ref\":\"" + ref + "\",\"text\":\"echo fed-two\",\"enter\":true,\"snapshot_id\":\"" +
-                               SnapshotId(fresh->body) + "\"}");
-  ASSERT_TRUE(sent.ok());
-  EXPECT_EQ(sent->status, 200) << sent->body;
-  EXPECT_TRUE(PollUntil([&] {
-    return host.Tmux({"capture-pane", "-p", "-t", pane_}).out.find("fed-two") != std::string::npos;
-  }, 5000));
-  EXPECT_EQ(host.Tmux({"capture-pane", "-p", "-t", pane_}).out.find("fed-one"), std::string::npos);
-
-  // attach answers the ssh command that reaches the pane's tmux there.
-  auto attach = local_->Call("POST", "/v1/actions/attach", "{\"ref\":\"" + ref + "\"}");
-  ASSERT_TRUE(attach.ok());
-  EXPECT_EQ(attach->status, 200) << attach->body;
-  EXPECT_NE(attach->body.find("[\"ssh\",\"-t\""), std::string::npos) << attach->body;
-  EXPECT_NE(attach->body.find(pane_), std::string::npos) << attach->body;
-
-  // While the host cannot be reached, an action is refused at once.
-  host.sshd->Stop();
-  ASSERT_TRUE(PollUntil([&] { return VmState("unknown", "target_unreachable"); }, 5000));
-  auto down = local_->Call("POST", "/v1/actions/send", "{\"ref\":\"" + ref + "\",\"text\":\"x\"}");
-  ASSERT_TRUE(down.ok());
-  EXPECT_NE(down->body.find("E_TARGET_UNREACHABLE"), std::string::npos) << down->body;
 }
 
 }  // namespace

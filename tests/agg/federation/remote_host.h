@@ -5,6 +5,7 @@
 // with the keys the fixture generated.
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -47,7 +48,21 @@ class RemoteHost {
     sshd->Start();
   }
   ~RemoteHost() {
+    if (frozen_) FreezeSshd(false);  // a stopped sshd would not take its SIGTERM
+    // The panes' processes (a wrapper spooling its last events) must be
+    // gone before the host's directory is removed.
+    std::vector<pid_t> panes;
+    std::string listed = Tmux({"list-panes", "-a", "-F", "#{pane_pid}"}).out;
+    for (size_t at = 0, nl; (nl = listed.find('\n', at)) != std::string::npos; at = nl + 1) {
+      const pid_t pane = pid_t(std::atol(listed.substr(at, nl - at).c_str()));
+      if (pane <= 0) continue;
+      for (pid_t p : agg::testing::Sshd::Children(pane)) panes.push_back(p);
+      panes.push_back(pane);
+    }
     Tmux({"kill-server"});
+    for (pid_t p : panes) {
+      if (!PollUntil([&] { return kill(p, 0) != 0; }, 3000)) kill(p, SIGKILL);
+    }
     daemon.reset();
     sshd.reset();
   }
@@ -61,11 +76,24 @@ class RemoteHost {
     args.insert(args.begin(), {"/usr/bin/tmux", "-L", tmux_name_, "-f", "/dev/null"});
     return env.Run(args);
   }
-  /// A session with one pane running `sh`; returns the pane id.
-  std::string NewPane(const std::string& session) {
-    EXPECT_EQ(Tmux({"new-session", "-d", "-s", session, "sh"}).status, 0);
+  /// A session with one 120x30 pane running `command` (a shell line);
+  /// returns the pane id.
+  std::string NewPane(const std::string& session, const std::string& command = "sh") {
+    EXPECT_EQ(Tmux({"new-session", "-d", "-s", session, "-x", "120", "-y", "30", command}).status, 0);
     std::string pane = Tmux({"list-panes", "-t", session, "-F", "#{pane_id}"}).out;
     return pane.substr(0, pane.find('\n'));
+  }
+  /// Freezes (SIGSTOP) or thaws (SIGCONT) the host's sshd and the
+  /// per-connection processes it forked: a host that stops answering
+  /// without closing anything, as one behind a dead network does.
+  void FreezeSshd(bool frozen) {
+    auto text = core::ReadWholeFile(env.root + "/sshd/sshd.pid");
+    ASSERT_TRUE(text.ok()) << "sshd wrote no pid file";
+    const pid_t pid = pid_t(std::stol(*text));
+    const int sig = frozen ? SIGSTOP : SIGCONT;
+    for (pid_t child : agg::testing::Sshd::Children(pid)) kill(child, sig);
+    kill(pid, sig);
+    frozen_ = frozen;
   }
   /// Posts events to the host's agtmuxd as the wrapper does.
   void Post(const std::vector<std::string>& events) {
@@ -114,6 +142,7 @@ class RemoteHost {
  private:
   std::string TmuxVar() const { return "TMUX=" + tmux_socket_ + ",1,0"; }
   std::string tmux_name_, tmux_socket_;
+  bool frozen_ = false;
 };
 
 }  // namespace agt::test

@@ -136,6 +136,54 @@ TEST(RemoteMirror, SaveAndLoadKeepTheCursorAndThePanes) {
   EXPECT_EQ(*again.Apply(Upsert("S1", 9, Item("%4", "idle", "wrapper", 0), "%4")), RemoteMirror::Applied::kDuplicate);
 }
 
+// A row's item is rendered once, when it is applied: what a read writes from
+// it is what rendering the row afresh writes, with the age computed at the
+// read; a change re-renders only the pane it changed.
+std::string Written(const std::vector<PaneRow>& rows, core::TimeNs now) {
+  JsonOut j;
+  j.BeginArray();
+  WriteItems(j, Scope::kPanes, rows, ViewFilter{}, now);
+  j.EndArray();
+  return j.Take();
+}
+
+TEST(RemoteMirror, RowsCarryTheirItemRenderedOnceAsAFreshRenderingWouldBe) {
+  RemoteMirror m("vm");
+  m.SetReachable(true, 1);
+  ASSERT_TRUE(m.Apply(Snapshot("S1", 5, Item("%4", "running", "wrapper", 2) + "," +
+                                            Item("%3", "waiting_approval", "wrapper", 7))).ok());
+  ASSERT_EQ(m.rows().size(), 2u);
+  EXPECT_EQ(m.rows()[0].pane_id, "%3");  // in the view's order
+  std::vector<PaneRow> fresh = m.rows();
+  for (PaneRow& r : fresh) {
+    ASSERT_TRUE(r.json) << r.pane_id;
+    r.json = nullptr;
+  }
+  const core::TimeNs now = 1795400000LL * core::kNsPerSec;
+  EXPECT_EQ(Written(m.rows(), now), Written(fresh, now));
+  EXPECT_NE(Written(m.rows(), now).find("\"age_seconds\":"), std::string::npos);
+  for (core::TimeNs t : {now, core::TimeNs(0)}) {
+    auto cached = RenderItems(Scope::kPanes, m.rows(), ViewFilter{}, t);
+    auto rendered = RenderItems(Scope::kPanes, fresh, ViewFilter{}, t);
+    ASSERT_EQ(cached.size(), rendered.size());
+    for (size_t i = 0; i < cached.size(); ++i) {
+      EXPECT_EQ(cached[i].key, rendered[i].key);
+      EXPECT_EQ(cached[i].identity, rendered[i].identity);
+      EXPECT_EQ(cached[i].json, rendered[i].json);
+    }
+  }
+
+  const auto untouched = m.rows()[1].json;
+  ASSERT_TRUE(m.Apply(Upsert("S1", 6, Item("%3", "running", "wrapper", 8), "%3")).ok());
+  EXPECT_EQ(m.rows()[1].json, untouched) << "a pane the delta did not change was rendered again";
+  EXPECT_NE(m.rows()[0].json->head.find("\"state\":\"running\""), std::string::npos) << m.rows()[0].json->head;
+
+  // Unreachable: the rendering follows the row.
+  m.SetReachable(false, 2);
+  EXPECT_NE(Written(m.rows(), now).find("\"reason_code\":\"target_unreachable\""), std::string::npos);
+  EXPECT_EQ(Written(m.rows(), now).find("\"state\":\"running\""), std::string::npos);
+}
+
 TEST(RemoteMirror, BadLinesAreErrorsNamingTheProblem) {
   RemoteMirror m("vm");
   auto a = m.Apply("{not json");
