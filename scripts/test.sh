@@ -31,7 +31,7 @@
 # was in those suites.
 #
 # Why the live CAP gate (suite `gates`, tests `live_cap_gate_*`: every
-# recording of the corpus played in real time, about 24 min of recordings,
+# recording of the corpus played in real time, about 32 min of recordings,
 # 12 panes per daemon) stays in the sanitizer pass although it judges the
 # daemon by how soon it reports each state: measured (2026-11-24), the
 # sanitized -O1 daemon keeps up. Its whole `gates` suite took 146 s of wall
