@@ -82,6 +82,9 @@ bool Loop::RunUntil(const std::function<bool()>& done, int timeout_ms) {
   uv_timer_t tick;
   uv_timer_init(&loop_, &tick);
   uv_timer_start(&tick, [](uv_timer_t*) {}, 10, 10);  // wakes the loop to re-check
+  // uv_now is the time of the loop's last turn: after the test slept (a
+  // stalled daemon), a deadline from it would already be over.
+  uv_update_time(&loop_);
   const uint64_t deadline = uv_now(&loop_) + uint64_t(timeout_ms);
   bool ok = done();
   while (!ok && uv_now(&loop_) < deadline) {
