@@ -65,6 +65,17 @@ class TmuxSurfaceTest : public ::testing::Test {
     ASSERT_EQ(Tmux({"send-keys", "-t", pane, "-l", line}).status, 0);
     ASSERT_EQ(Tmux({"send-keys", "-t", pane, "Enter"}).status, 0);
   }
+  /// A directory holding a stand-in `claude` that says "agent up" and waits.
+  std::string StandInClaude() {
+    const std::string bin = env_.root + "/bin";
+    std::filesystem::create_directories(bin);
+    {
+      std::ofstream f(bin + "/claude");
+      f << "#!/bin/sh\necho agent up\nexec sleep 600\n";
+    }
+    ::chmod((bin + "/claude").c_str(), 0755);
+    return bin;
+  }
   std::string Screen(const std::string& pane) { return Tmux({"capture-pane", "-p", "-J", "-t", pane}).out; }
   bool Shows(const std::string& pane, const std::string& text, int ms = 10000) {
     return PollUntil([&] { return Screen(pane).find(text) != std::string::npos; }, ms);
@@ -132,13 +143,7 @@ TEST_F(TmuxSurfaceTest, FollowRefusesWhatIsNotATmuxSocket) {
 // (automatic-rename, on by default). Unwrapped, a window running claude is
 // named `claude`; wrapped, it must be too, not `agtmux`.
 TEST_F(TmuxSurfaceTest, AWrappedAgentsWindowIsNamedAfterTheAgent) {
-  const std::string bin = env_.root + "/bin";
-  std::filesystem::create_directories(bin);
-  {
-    std::ofstream f(bin + "/claude");
-    f << "#!/bin/sh\necho agent up\nexec sleep 600\n";
-  }
-  ::chmod((bin + "/claude").c_str(), 0755);
+  const std::string bin = StandInClaude();
   StartUserServer("work", "sh");
   ASSERT_EQ(Trim(Tmux({"show-options", "-gwv", "automatic-rename"}).out), "on");
   const std::string window =
@@ -162,13 +167,7 @@ TEST_F(TmuxSurfaceTest, AWrappedAgentsWindowIsNamedAfterTheAgent) {
 // file the pane under it, not as a pane of `host` (whose %N is another
 // server's pane).
 TEST_F(TmuxSurfaceTest, AWrappedAgentGetsItsServerWatched) {
-  const std::string bin = env_.root + "/bin";
-  std::filesystem::create_directories(bin);
-  {
-    std::ofstream f(bin + "/claude");
-    f << "#!/bin/sh\necho agent up\nexec sleep 600\n";
-  }
-  ::chmod((bin + "/claude").c_str(), 0755);
+  const std::string bin = StandInClaude();
   StartDaemon();
   StartUserServer("work", "sh");
   const std::string pane =
