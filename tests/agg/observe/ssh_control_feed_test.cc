@@ -66,8 +66,9 @@ class SshControlFeedTest : public ::testing::Test {
   bool ControlClients(size_t n) {
     return loop.RunUntil([&] {
       size_t control = 0;
-      for (std::string_view line : core::SplitLines(tmux.Must({"list-clients", "-F", "#{client_control_mode}"})))
-        control += line == "1";
+      // The lines are views into the listing: it must outlive them.
+      const std::string listing = tmux.Must({"list-clients", "-F", "#{client_control_mode}"});
+      for (std::string_view line : core::SplitLines(listing)) control += line == "1";
       return control == n;
     }, 15000);
   }
