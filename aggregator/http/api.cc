@@ -244,6 +244,10 @@ class Api {
   /// The local target that watches `socket`, added when none does; "" for
   /// host or when the socket cannot be followed.
   std::string FollowSocket(const std::string& socket) {
+    // The usual case, a server already watched under the path it reports,
+    // costs no stat() (a hook sends its socket with every event).
+    for (const TargetStatus& t : ctx_.core->targets().all())
+      if (t.spec.kind == "local" && t.spec.tmux_socket == socket) return t.spec.name == "host" ? "" : t.spec.name;
     auto plan = PlanFollow(ctx_.core->targets(), socket);
     if (!plan) return "";
     if (!plan->watched_by.empty()) return plan->watched_by == "host" ? "" : plan->watched_by;
