@@ -53,21 +53,6 @@ struct TmuxControlClient::Conn {
   uv_pipe_t out{};
   uv_pipe_t server{};
   imsg::Reader messages;
-  /// What every read of this attach lands in: libuv calls a read back
-  /// before it allocates for the next one, and the Conn outlives its
-  /// handles, so one buffer serves all its streams, with no allocation per
-  /// read (a flood of %output is many reads).
-  char read_buf[65536];
-  static void ReadInto(uv_stream_t* stream, void (*got)(uv_stream_t*, ssize_t, const uv_buf_t*)) {
-    uv_read_start(
-        stream,
-        [](uv_handle_t* h, size_t, uv_buf_t* buf) {
-          Conn* c = static_cast<Conn*>(h->data);
-          buf->base = c->read_buf;
-          buf->len = sizeof c->read_buf;
-        },
-        got);
-  }
   // Stages of the close not done yet: the final one (every handle, once
   // the process has exited or failed to start; exactly one per Conn), and
   // Stop()'s close of stdin while it runs. Closes finish in any order.
@@ -169,12 +154,23 @@ std::string WorkingDir() {
   return getcwd(buf, sizeof buf) ? std::string(buf) : std::string("/");
 }
 
+void ReadInto(uv_stream_t* stream, void (*got)(uv_stream_t*, ssize_t, const uv_buf_t*)) {
+  uv_read_start(
+      stream,
+      [](uv_handle_t*, size_t suggested, uv_buf_t* buf) {
+        buf->base = new char[suggested];
+        buf->len = suggested;
+      },
+      got);
+}
+
 }  // namespace
 
 void TmuxControlClient::Conn::ReadControl() {
   ReadInto(reinterpret_cast<uv_stream_t*>(&out), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
     Conn* cc = static_cast<Conn*>(s->data);
     if (n > 0 && cc->owner) cc->owner->OnData(cc, std::string_view(buf->base, size_t(n)));
+    delete[] buf->base;
     if (n >= 0) return;
     if (!cc->by_protocol) uv_read_stop(s);
     else if (!cc->exited) cc->Ended();
@@ -363,9 +359,10 @@ void TmuxControlClient::AttachByProtocol(int64_t server) {
   }
   conn_ = c;
   c->ReadControl();
-  Conn::ReadInto(reinterpret_cast<uv_stream_t*>(&c->server), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
+  ReadInto(reinterpret_cast<uv_stream_t*>(&c->server), [](uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
     Conn* cc = static_cast<Conn*>(s->data);
     if (n > 0 && !cc->exited) cc->messages.Feed(std::string_view(buf->base, size_t(n)));
+    delete[] buf->base;
     if (cc->exited) return;
     if (n < 0) {
       cc->Drain();
