@@ -84,6 +84,7 @@ void Poller::SetBytePanes(const std::set<std::string>& panes, TimeNs now) {
     p.bytes_ok = ok;
     p.pipe.reset();
     p.force_seed = false;
+    p.seed_forced = false;
     if (ok) {  // seed it now
       p.marked = true;
       p.marked_at = now;
@@ -138,6 +139,10 @@ std::vector<std::string> Poller::TakeDueCaptures(TimeNs now) {
     p.in_flight = true;
     p.marked = false;
     p.last_capture = now;
+    // A loss or resize from here on needs a seed taken after it: the flag
+    // is spent now, not when the reply comes.
+    p.seed_forced = p.force_seed;
+    p.force_seed = false;
     ++captures_;
     due.push_back(id);
   }
@@ -147,8 +152,11 @@ std::vector<std::string> Poller::TakeDueCaptures(TimeNs now) {
 void Poller::CaptureFailed(const std::string& pane_id) {
   auto it = panes_.find(pane_id);
   if (it == panes_.end()) return;
-  it->second.in_flight = false;
-  it->second.marked = true;
+  Pane& p = it->second;
+  p.in_flight = false;
+  p.marked = true;
+  if (p.seed_forced) p.force_seed = true;
+  p.seed_forced = false;
 }
 
 void Poller::OnCapture(const std::string& pane_id, std::string_view text, TimeNs now) {
@@ -203,8 +211,8 @@ void Poller::OnSeed(const std::string& pane_id, const PaneSeed& seed, TimeNs now
   }
   const bool replaced = p.pipe->Seed(SeedBytes(seed), seed.height, seed.width, now);
   if (first) ++seeds_;
-  else if (replaced && !p.force_seed) ++resyncs_;  // the bytes had drawn something else
-  p.force_seed = false;
+  else if (replaced && !p.seed_forced) ++resyncs_;  // the bytes had drawn something else
+  p.seed_forced = false;
   p.interval = (first || replaced) ? options_.check_interval
                                    : std::min(p.interval * 2, options_.idle_interval_max);
   if (!p.bytes_ok) {

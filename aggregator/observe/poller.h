@@ -171,6 +171,7 @@ class Poller {
     bool contra_kept = false;
     bool bytes_ok = false;     // its %output reaches the collector whole (SetBytePanes)
     bool force_seed = false;   // seed at once (resize, lost bytes), not at the check interval
+    bool seed_forced = false;  // the seed in flight was forced; a loss after it sets force_seed again
     std::unique_ptr<screen::ScreenPipeline> pipe;  // the byte screen, once seeded
   };
   /// The diagnosis of one analysis (see the header comment); returns when

@@ -442,6 +442,32 @@ TEST_F(BytePollerTest, APaneWhoseBytesStopReachingUsIsCapturedAsBefore) {
   EXPECT_EQ(bytes.TakeDueCaptures(now).size(), 1u);
 }
 
+// tmux paused the pane again while the seed for its first pause was on
+// its way: that seed was taken before the second loss, so another is due
+// at once, not at the next check (the collector test that floods a pane
+// waited a whole check_interval here).
+TEST_F(BytePollerTest, ALossDuringASeedAsksForAnotherSeed) {
+  Start();
+  bytes.Resync("%1", now);
+  ASSERT_EQ(bytes.TakeDueCaptures(now).size(), 1u);
+  bytes.Resync("%1", now);  // the second pause, before the reply
+  EXPECT_TRUE(bytes.TakeDueCaptures(now).empty()) << "one seed at a time";
+  bytes.OnSeed("%1", Seed("state:running"), now);
+  EXPECT_EQ(bytes.TakeDueCaptures(now).size(), 1u) << "the second loss was forgotten";
+  bytes.OnSeed("%1", Seed("state:waiting_approval"), now);
+  EXPECT_TRUE(bytes.TakeDueCaptures(now).empty());
+  EXPECT_EQ(States().back(), State::kWaitingApproval);
+}
+
+// A forced seed that failed (the connection dropped it) is still forced.
+TEST_F(BytePollerTest, AFailedResyncIsRetriedAtOnce) {
+  Start();
+  bytes.Resync("%1", now);
+  ASSERT_EQ(bytes.TakeDueCaptures(now).size(), 1u);
+  bytes.CaptureFailed("%1");
+  EXPECT_EQ(bytes.TakeDueCaptures(now).size(), 1u);
+}
+
 TEST(VerdictChanged, EvidenceAloneDoesNotCount) {
   core::Signal a, b;
   a.state = b.state = State::kRunning;
