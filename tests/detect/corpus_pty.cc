@@ -16,7 +16,8 @@ double ToSec(core::TimeNs t) { return static_cast<double>(t - 1) / 1e9; }
 }  // namespace
 
 core::Result<Timeline> ReplayPty(const Fixture& f,
-                                 std::shared_ptr<const PatternLibrary> lib, double* end) {
+                                 std::shared_ptr<const PatternLibrary> lib, double* end,
+                                 bool every_write) {
   auto text = ReadTextFile(f.cast_path);
   if (!text.ok()) return text.error();
   auto cast = wrap::ParseCast(*text);
@@ -25,6 +26,7 @@ core::Result<Timeline> ReplayPty(const Fixture& f,
   opts.rows = cast->header.height;
   opts.cols = cast->header.width;
   opts.agent_type = f.agent;
+  if (every_write) opts.analysis_delay = 0;
   screen::ScreenPipeline pipe(opts, CreateAnalyzer(std::move(lib), f.agent));
   Timeline out;
   auto run_due = [&](core::TimeNs until) {
