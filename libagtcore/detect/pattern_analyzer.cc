@@ -193,8 +193,11 @@ class PatternAnalyzer final : public Analyzer {
   // numbers, so `choices` is the list from option 1 as far as it has been
   // seen and `cursor_position` indexes it (a window alone would report
   // cursor 4 with three choices). A label that changes under its number is
-  // another list: start again.
+  // another list: start again. A frame no rule reads in between (the menu
+  // redrawn for a cursor move, caught half-way) does not end the list: only
+  // a screen that reads as something else does.
   void JoinScrolledList(const ScreenReading& reading, core::Signal* cand) {
+    if (cand->state == State::kUnknown && cand->reason_code == kNoRuleMatched) return;
     if (!IsWaiting(cand->state)) {
       list_.clear();
       list_key_.clear();

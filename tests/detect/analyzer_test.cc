@@ -372,6 +372,32 @@ TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
   EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"Q", "R", "S"}));
 }
 
+// A menu redrawn for a cursor move and caught half-way reads as no rule;
+// the options joined so far stay, so the next full frame still reports the
+// list from option 1.
+TEST(AnalyzerScrolledList, AHalfDrawnFrameKeepsTheJoinedOptions) {
+  auto a = ScrollingQuestionAnalyzer("Enter to select");
+  ASSERT_NE(a, nullptr);
+  Screen s;
+  AnalyzerInput in;
+  in.screen = &s;
+  auto frame = [](std::vector<std::string> opts) {
+    std::vector<std::string> l = {"│ Answer Questions", "│ Which?", "│ ▲"};
+    l.insert(l.end(), opts.begin(), opts.end());
+    l.insert(l.end(), {"│ ▼", "│ Enter to select · Esc to cancel"});
+    return l;
+  };
+  s.lines = frame({"│ ● 1. A", "│   2. B", "│   3. C"});
+  a->Analyze(in);
+  s.lines = frame({"│   2. B", "│   3. C", "│ ● 4. D"});
+  a->Analyze(in);
+  s.lines = {"│ Answer Questions", "│ Which?", "│ ▲", "│   3. C"};  // the rest not drawn yet
+  EXPECT_EQ(a->Analyze(in).signal.reason_code, "no_rule_matched");
+  s.lines = frame({"│   3. C", "│   4. D", "│ ● 5. E"});
+  Verdict v = a->Analyze(in);
+  EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"A", "B", "C", "D", "E"}));
+  EXPECT_EQ(v.signal.detail.cursor_position, 5);
+}
 
 // With the cursor on a row that is no option ("Done"), the joined list
 // stays, and cursor_position says 0: not on any option.

@@ -71,9 +71,10 @@ Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
                    double* end);
 /// PTY mode: the cast through the wrapper's pipeline (scanner, libvterm, analyzer).
 /// With `every_write`, the screen is analysed after each of the agent's
-/// writes (no analysis delay): what a live reader sees at worst, when its
-/// analysis falls between two writes of one frame (an Ink redraw erases the
-/// old frame in one write and draws the new one in the next).
+/// writes (no analysis delay), and halfway through each longer one: what a
+/// live reader sees at worst, when its analysis falls between two writes of
+/// one frame (an Ink redraw erases the old frame in one write and draws the
+/// new one in the next) or between two reads of one write.
 core::Result<Timeline> ReplayPty(const Fixture& f,
                                  std::shared_ptr<const PatternLibrary> lib, double* end,
                                  bool every_write = false);

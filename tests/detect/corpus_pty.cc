@@ -2,6 +2,7 @@
 // the wrapper's own screen pipeline (stream scanner, libvterm screen, the
 // analysis timing of the live proxy) with the pattern analyzer behind it.
 #include <algorithm>
+#include <string_view>
 
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "tests/detect/corpus.h"
@@ -12,6 +13,9 @@ namespace agt::detect::corpus {
 namespace {
 
 double ToSec(core::TimeNs t) { return static_cast<double>(t - 1) / 1e9; }
+
+/// With every_write, a write at least this long is also analysed halfway.
+constexpr size_t kSplitAt = 64;
 
 }  // namespace
 
@@ -41,7 +45,16 @@ core::Result<Timeline> ReplayPty(const Fixture& f,
     run_due(t);
     last = std::max(last, t);
     if (ev.code == 'o') {
-      pipe.OnOutput(ev.data, t);
+      if (every_write && ev.data.size() >= kSplitAt) {
+        // A reader's read may also end inside a write (tmux reads the pane
+        // in chunks): half of it, an analysis, then the rest.
+        const std::string_view data = ev.data;
+        pipe.OnOutput(data.substr(0, data.size() / 2), t);
+        run_due(t);
+        pipe.OnOutput(data.substr(data.size() / 2), t);
+      } else {
+        pipe.OnOutput(ev.data, t);
+      }
     } else if (ev.code == 'i') {
       pipe.OnInput(t);
     } else if (ev.code == 'r') {

@@ -12,7 +12,8 @@
 //   detect_corpus --latency [--pty] [ROOT]   how soon `completed` follows the end
 //                                  of each turn (p50/p95/max), and flickers
 //   --every-write (with --pty, also with --gates): the screen analysed after
-//                                  each of the agent's writes, as a live reader
+//                                  each of the agent's writes and halfway
+//                                  through each longer one, as a live reader
 //                                  does at worst (half-drawn frames included)
 #include <algorithm>
 #include <cstdio>
