@@ -332,6 +332,15 @@ std::unique_ptr<Analyzer> ScrollingQuestionAnalyzer(const std::string& footer,
   return CreateAnalyzer(lib, "x");
 }
 
+// A frame of the question "Which?" in a scrolled list showing `rows`,
+// above the footer row `footer`.
+std::vector<std::string> WhichFrame(std::vector<std::string> rows, const std::string& footer) {
+  std::vector<std::string> l = {"│ Answer Questions", "│ Which?", "│ ▲"};
+  l.insert(l.end(), rows.begin(), rows.end());
+  l.insert(l.end(), {"│ ▼", "│ " + footer});
+  return l;
+}
+
 // A scrolling list's options are joined across frames while the question
 // stays open, so choices run from option 1 and the cursor indexes them.
 TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
@@ -381,11 +390,8 @@ TEST(AnalyzerScrolledList, AHalfDrawnFrameKeepsTheJoinedOptions) {
   Screen s;
   AnalyzerInput in;
   in.screen = &s;
-  auto frame = [](std::vector<std::string> opts) {
-    std::vector<std::string> l = {"│ Answer Questions", "│ Which?", "│ ▲"};
-    l.insert(l.end(), opts.begin(), opts.end());
-    l.insert(l.end(), {"│ ▼", "│ Enter to select · Esc to cancel"});
-    return l;
+  auto frame = [](std::vector<std::string> rows) {
+    return WhichFrame(std::move(rows), "Enter to select · Esc to cancel");
   };
   s.lines = frame({"│ ● 1. A", "│   2. B", "│   3. C"});
   a->Analyze(in);
@@ -408,10 +414,7 @@ TEST(AnalyzerScrolledList, CursorOffTheListKeepsTheJoinedOptions) {
   AnalyzerInput in;
   in.screen = &s;
   auto frame = [](std::vector<std::string> rows) {
-    std::vector<std::string> l = {"│ Answer Questions", "│ Which?", "│ ▲"};
-    l.insert(l.end(), rows.begin(), rows.end());
-    l.insert(l.end(), {"│ ▼", "│ Enter to submit · Esc to cancel"});
-    return l;
+    return WhichFrame(std::move(rows), "Enter to submit · Esc to cancel");
   };
   s.lines = frame({"│ ● 1. [ ] A", "│   2. [ ] B", "│   3. [ ] C"});
   a->Analyze(in);
