@@ -108,6 +108,10 @@ struct RemoteLink::InFlight {
   net::HttpResponseParser parser;
   CallDone done;
   std::chrono::steady_clock::time_point deadline;
+  bool acts = true;  // a POST (an action), not a lookup: it may have run when no answer came
+
+  /// What an unanswered caller is told about the host's side of it.
+  std::string MayHaveRun() const { return acts ? "; the action may have run there" : ""; }
 };
 
 RemoteLink::InFlightList::~InFlightList() = default;
@@ -146,8 +150,9 @@ std::string RemoteLink::StartCalls(SshExecutor& ssh, const std::string& mode) {
     // An action answers when its tmux work is done (an Enter delay, a
     // respond's keys): the bound is the action's, not a heartbeat's; the
     // watch's heartbeats meanwhile prove the host is still there.
+    const bool acts = call.first.method != "GET";
     calls_in_flight_.items.push_back(std::make_unique<InFlight>(
-        InFlight{std::move(*ch), {}, std::move(call.second), std::chrono::steady_clock::now() + kCallBound}));
+        InFlight{std::move(*ch), {}, std::move(call.second), std::chrono::steady_clock::now() + kCallBound, acts}));
   }
   return "";
 }
@@ -162,8 +167,8 @@ void RemoteLink::PollCalls() {
       auto n = c.ch->Read(buf, sizeof buf, 0);
       if (!n && n.error().code == core::Err::kTimeout) break;  // nothing more yet
       if (!n) {
-        answer = Unreachable("the link broke before its agtmuxd answered (" + n.error().message +
-                             "); the action may have run there");
+        answer = Unreachable("the link broke before its agtmuxd answered (" + n.error().message + ")" +
+                             c.MayHaveRun());
         break;
       }
       auto st = *n == 0 ? c.parser.Finish() : c.parser.Feed(std::string_view(buf, *n));
@@ -175,8 +180,8 @@ void RemoteLink::PollCalls() {
     }
     if (!answer && std::chrono::steady_clock::now() >= c.deadline)
       answer = core::MakeError(core::Err::kTimeout, "target " + options_.target_id + ": its agtmuxd did not answer within " +
-                                                        std::to_string(kCallBound.count()) +
-                                                        " s; the action may have run there");
+                                                        std::to_string(kCallBound.count()) + " s" +
+                                                        c.MayHaveRun());
     if (!answer) {
       ++it;
       continue;
@@ -188,8 +193,8 @@ void RemoteLink::PollCalls() {
 
 void RemoteLink::FailInFlight(const std::string& why) {
   for (auto& c : calls_in_flight_.items)
-    Answer(std::move(c->done), Unreachable("the link broke before its agtmuxd answered (" + why +
-                                           "); the action may have run there"));
+    Answer(std::move(c->done), Unreachable("the link broke before its agtmuxd answered (" + why + ")" +
+                                           c->MayHaveRun()));
   calls_in_flight_.items.clear();
 }
 

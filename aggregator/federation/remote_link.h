@@ -68,9 +68,11 @@ class RemoteLink {
   /// Drops the current connection and reconnects from the cursor (after a
   /// line the mirror could not apply).
   void Reconnect() { reconnect_ = true; }
-  /// One request to the remote daemon (actions on its panes), on a channel
-  /// of its own beside the watch stream; `done` runs on the loop with the
-  /// answer, or E_TARGET_UNREACHABLE when the link is not up.
+  /// One request to the remote daemon (actions on its panes, and GETs of
+  /// their audit), on a channel of its own beside the watch stream; `done`
+  /// runs on the loop with the answer, or E_TARGET_UNREACHABLE when the
+  /// link is not up or breaks first (for a POST: "the action may have run
+  /// there").
   using CallDone = std::function<void(core::Result<net::HttpResponse>)>;
   void Call(net::HttpRequest req, CallDone done);
   /// Payload bytes read from the channel since the start (benchmarks).
