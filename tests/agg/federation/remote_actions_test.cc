@@ -216,6 +216,12 @@ TEST_F(RemoteActionsTest, AForwardedActionIsLookedUpThroughTheLocalDaemon) {
   ASSERT_TRUE(send_audit.ok());
   EXPECT_EQ(send_audit->status, 200) << send_audit->body;
   EXPECT_NE(send_audit->body.find("action_sent"), std::string::npos) << send_audit->body;
+  // `send --wait` waits through the forwarded snapshot and view-output:
+  // it returns once the remote agent answered, with its new output.
+  auto waited = Cli({"send", ref_, "--text", "waited for", "--enter", "--wait", "--match", "GOT waited for",
+                     "--timeout", "20s"});
+  EXPECT_EQ(waited.status, 0) << waited.out << waited.err;
+  EXPECT_NE(waited.out.find("GOT waited for"), std::string::npos) << waited.out;
 
   // An id the host has no action for, and a target that is not read
   // through its agtmuxd: not found, saying where it was looked for.
