@@ -364,6 +364,11 @@ TEST_F(RemoteActionsTest, AnActionOnAHostThatStoppedAnsweringFailsNamingTheTarge
   EXPECT_EQ(frozen.status, 1) << frozen.out << frozen.err;
   EXPECT_NE(frozen.err.find("E_TARGET_UNREACHABLE"), std::string::npos) << frozen.err;
   EXPECT_NE(frozen.err.find("target vm"), std::string::npos) << frozen.err;
+  // What found the host gone is the watch's own heartbeat bound, checked
+  // while the action's channel was being opened: opening it never held
+  // the watch (it used to, for up to the same 4 s, and then the action's
+  // open timed out first: "opening ... timed out").
+  EXPECT_NE(frozen.err.find("no heartbeat for"), std::string::npos) << frozen.err;
   // The view never waited on the host: its panes turn unknown meanwhile.
   EXPECT_TRUE(PollUntil([&] { return VmState("unknown", "target_unreachable"); }, 10000)) << VmPaneText();
   ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(false));
