@@ -272,6 +272,7 @@ void SshCollector::Stop() {
   uv_timer_stop(due_);
   feed_.reset();  // joins its thread
   feed_up_ = false;
+  feed_whole_ = false;
   if (in_flight_) in_flight_->owner = nullptr;  // its completion frees it
   in_flight_ = nullptr;
 }
@@ -282,13 +283,26 @@ void SshCollector::OnFeed(FeedReport report) {
     feed_up_ = report.up;
     if (feed_up_) {
       spdlog::info("{}: following the remote tmux through control clients", options_.target_id);
-      SetTimer(options_.safety_interval, options_.safety_interval);
     } else {
       spdlog::info("{}: control clients lost ({}); scanning every {} ms", options_.target_id, report.why,
                    Ms(options_.scan_interval));
-      SetTimer(0, options_.scan_interval);
     }
     report.changed = true;
+  }
+  // Sessions the feed does not follow yet (waiting for the remote to
+  // settle) are polled like a feed that is down: the timer scans every
+  // scan_interval until every session has its client.
+  const bool whole = feed_up_ && report.waiting.empty();
+  if (whole != feed_whole_) {
+    feed_whole_ = whole;
+    if (whole) {
+      SetTimer(options_.safety_interval, options_.safety_interval);
+    } else {
+      if (feed_up_)
+        spdlog::debug("{}: {} remote session(s) not followed yet; scanning every {} ms", options_.target_id,
+                      report.waiting.size(), Ms(options_.scan_interval));
+      SetTimer(0, options_.scan_interval);
+    }
   }
   if (!feed_up_) {
     uv_timer_stop(due_);

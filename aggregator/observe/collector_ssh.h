@@ -17,8 +17,10 @@
 // pane was captured too recently), and panes heard whole are spared the
 // window-activity marks. The timer then only backs the feed up
 // (safety_interval, 10 s). While the feed is down (no server or session, a
-// channel refused, a client killed) the timer scans every scan_interval
-// (2 s), and the feed retries every second.
+// channel refused, a client killed), or a remote session waits for its
+// client (the feed attaches new sessions only once the remote settles), the
+// timer scans every scan_interval (2 s); a feed that is down retries every
+// second.
 //
 // Scans feed the target's HealthTracker (spec §9: degraded on a failure,
 // down after 3 within 30 s, ok after 2 good scans): a failed scan
@@ -133,6 +135,7 @@ class SshCollector {
   int64_t notified_scans_ = 0;
   std::unique_ptr<SshControlFeed> feed_;
   bool feed_up_ = false;
+  bool feed_whole_ = false;  // up, and every remote session has its client
   bool pending_ = false;                     // a notification came during a scan
   std::map<std::string, int64_t> connected_;  // session -> the feed's connection number
   std::map<std::string, int64_t> heard_;      // connected_ at the previous scan
