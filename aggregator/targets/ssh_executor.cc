@@ -128,7 +128,9 @@ void Relay(LIBSSH2_SESSION* ssh, int ssh_fd, LIBSSH2_CHANNEL* ch, core::UniqueFd
       const ssize_t w = libssh2_channel_write(ch, up.data(), up.size());
       if (w == LIBSSH2_ERROR_EAGAIN)
         half_sent = libssh2_session_block_directions(ssh) & LIBSSH2_SESSION_BLOCK_OUTBOUND;
-      if (w < 0 && w != LIBSSH2_ERROR_EAGAIN) open = false;
+      // BAD_USE: a read's window adjustment is half sent; the reads below
+      // finish it, and the write is tried again on the next turn.
+      if (w < 0 && w != LIBSSH2_ERROR_EAGAIN && w != LIBSSH2_ERROR_BAD_USE) open = false;
       if (w <= 0) break;
       up.erase(0, size_t(w));
       heard = MonoNow();  // the jump host opened the window: it is alive
@@ -161,12 +163,13 @@ void Relay(LIBSSH2_SESSION* ssh, int ssh_fd, LIBSSH2_CHANNEL* ch, core::UniqueFd
     }
     // libssh2 may already hold what the next turn needs, read off the
     // socket inside another call: a window adjustment (up can go on), or
-    // channel data (down can). The socket shows neither, so the next poll
-    // must not wait for it (it used to wait its full second per window,
-    // and a transfer of a few MiB took longer than the command's timeout).
+    // channel data (down can; libssh2_poll_channel_read cannot say, it
+    // stops at the first short packet, a keepalive's answer). The socket
+    // shows neither, so the poll waits a short slice only (it used to wait
+    // a full second per window, and a transfer of a few MiB took longer
+    // than the command's timeout).
     const bool can_send = !up.empty() && !half_sent && libssh2_channel_window_write(ch) > 0;
-    const bool can_read = down.size() < kCap && !half_sent && libssh2_poll_channel_read(ch, 0) > 0;
-    wait_ms = can_send || can_read ? 0 : 1000;
+    wait_ms = can_send ? 0 : 100;
   }
   shutdown(local.get(), SHUT_RDWR);
 }
@@ -219,6 +222,16 @@ struct SshExecutor::Session {
     // With the transport down nothing can block; the bound only guards
     // against a libssh2 that answered EAGAIN regardless.
     for (int tries = 0; libssh2_session_free(ssh) == LIBSSH2_ERROR_EAGAIN && tries < 100; ++tries) {}
+  }
+  /// Waits at most a short slice: libssh2 may already hold, read inside
+  /// another call, what the next call needs (a window adjustment, channel
+  /// data), and the socket does not show it. A loop that waits for more
+  /// than one packet uses this. False once the deadline has passed.
+  bool WaitSlice(TimeNs deadline) {
+    constexpr TimeNs kSlice = 100 * core::kNsPerMs;
+    if (MonoNow() >= deadline) return false;
+    Wait(std::min(deadline, MonoNow() + kSlice));
+    return true;
   }
   /// Waits until the socket is ready in the direction libssh2 wants.
   bool Wait(TimeNs deadline) {
@@ -487,6 +500,7 @@ core::Result<ExecResult> SshExecutor::RunOnce(const std::string& command,
     // answers LIBSSH2_ERROR_BAD_USE), and a read may send a window
     // adjustment: so it is not read until the packet is out.
     bool half_sent = false;
+    bool adjusting = false;
     if (!in_done) {
       ssize_t w = libssh2_channel_write(ch, options.stdin_data.data() + in_off,
                                         options.stdin_data.size() - in_off);
@@ -495,8 +509,13 @@ core::Result<ExecResult> SshExecutor::RunOnce(const std::string& command,
         progress = true;
       } else if (w == LIBSSH2_ERROR_EAGAIN) {
         half_sent = libssh2_session_block_directions(s.ssh) & LIBSSH2_SESSION_BLOCK_OUTBOUND;
+      } else if (w == LIBSSH2_ERROR_BAD_USE) {
+        // A read's window adjustment is half sent: it goes out first (the
+        // reads below finish it), then the write is tried again. Taken as
+        // the end of stdin, it left `cat` waiting for the rest forever.
+        adjusting = true;
       } else {
-        in_done = true;
+        in_done = true;  // the command stopped reading (it exited): its output still counts
       }
       if (in_off >= options.stdin_data.size()) {
         in_done = true;
@@ -519,12 +538,10 @@ core::Result<ExecResult> SshExecutor::RunOnce(const std::string& command,
     }
     if (libssh2_channel_eof(ch)) break;
     // A read may have taken a window adjustment or data off the socket
-    // without returning it: then the socket shows nothing, and waiting on
-    // it would hang until the remote sends again (with `cat`, never).
-    const bool ready = !half_sent && ((!in_done && libssh2_channel_window_write(ch) > 0) ||
-                                      libssh2_poll_channel_read(ch, 0) > 0 ||
-                                      libssh2_poll_channel_read(ch, 1) > 0);
-    if (!progress && !ready && !s.Wait(deadline)) return timeout();
+    // without returning it: then the socket shows nothing, and a wait on it
+    // alone would hang until the remote sends again (with `cat`, never).
+    const bool can_send = !half_sent && !adjusting && !in_done && libssh2_channel_window_write(ch) > 0;
+    if (!progress && !can_send && !s.WaitSlice(deadline)) return timeout();
   }
   while (libssh2_channel_close(ch) == LIBSSH2_ERROR_EAGAIN)
     if (!s.Wait(deadline)) return timeout();
@@ -676,8 +693,7 @@ core::Result<size_t> SshChannel::Read(char* buf, size_t cap, core::TimeNs timeou
     char junk[1024];
     while (libssh2_channel_read_stderr(ch, junk, sizeof junk) > 0) {}
     // That read may have queued stdout bytes the socket no longer shows.
-    if (libssh2_poll_channel_read(ch, 0) > 0) continue;
-    if (!session_->Wait(deadline)) return MakeError(Err::kTimeout, "ssh " + host_ + ": nothing to read");
+    if (!session_->WaitSlice(deadline)) return MakeError(Err::kTimeout, "ssh " + host_ + ": nothing to read");
   }
 }
 
