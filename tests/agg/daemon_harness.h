@@ -233,6 +233,11 @@ class Daemon {
   /// as Stop's, or -1 when the daemon was still running (it is then killed).
   int StopWithin(int sig, int timeout_ms) {
     kill(pid_, sig);
+    return WaitExit(timeout_ms);
+  }
+  /// Waits at most `timeout_ms` for the daemon to exit on its own: its
+  /// status as Stop's, or -1 when it was still running.
+  int WaitExit(int timeout_ms) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     int st = 0;
     pid_t done = 0;
