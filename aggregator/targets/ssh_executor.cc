@@ -102,14 +102,18 @@ void Relay(LIBSSH2_SESSION* ssh, int ssh_fd, LIBSSH2_CHANNEL* ch, core::UniqueFd
   char buf[16384];
   TimeNs heard = MonoNow();
   bool open = true;
+  int wait_ms = 1000;
   while (open) {
     const int dir = libssh2_session_block_directions(ssh);
     pollfd p[3] = {
         {local.get(), short((up.size() < kCap ? POLLIN : 0) | (down.empty() ? 0 : POLLOUT)), 0},
         {ssh_fd, short(POLLIN | ((dir & LIBSSH2_SESSION_BLOCK_OUTBOUND) ? POLLOUT : 0)), 0},
         {wake.get(), POLLIN, 0}};
-    if (poll(p, 3, 1000) < 0 && errno != EINTR) break;
+    if (poll(p, 3, wait_ms) < 0 && errno != EINTR) break;
     if (p[2].revents) break;
+    // What the jump host sends is often read by libssh2 inside a channel
+    // call (a window adjustment inside a write): progress there counts as
+    // hearing from it too, or a long transfer would look like silence.
     if (p[1].revents & POLLIN) heard = MonoNow();
     if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       const ssize_t n = read(local.get(), buf, sizeof buf);
@@ -127,6 +131,7 @@ void Relay(LIBSSH2_SESSION* ssh, int ssh_fd, LIBSSH2_CHANNEL* ch, core::UniqueFd
       if (w < 0 && w != LIBSSH2_ERROR_EAGAIN) open = false;
       if (w <= 0) break;
       up.erase(0, size_t(w));
+      heard = MonoNow();  // the jump host opened the window: it is alive
     }
     while (open && !half_sent && down.size() < kCap) {
       const ssize_t n = libssh2_channel_read(ch, buf, sizeof buf);
@@ -134,6 +139,7 @@ void Relay(LIBSSH2_SESSION* ssh, int ssh_fd, LIBSSH2_CHANNEL* ch, core::UniqueFd
       if (n < 0) open = false;
       if (n <= 0) break;
       down.append(buf, size_t(n));
+      heard = MonoNow();
     }
     if (libssh2_channel_eof(ch) && down.empty()) break;
     while (!down.empty()) {
@@ -153,6 +159,14 @@ void Relay(LIBSSH2_SESSION* ssh, int ssh_fd, LIBSSH2_CHANNEL* ch, core::UniqueFd
       if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN) break;
       if (count_max > 0 && MonoNow() - heard > keepalive_interval * (count_max + 1)) break;
     }
+    // libssh2 may already hold what the next turn needs, read off the
+    // socket inside another call: a window adjustment (up can go on), or
+    // channel data (down can). The socket shows neither, so the next poll
+    // must not wait for it (it used to wait its full second per window,
+    // and a transfer of a few MiB took longer than the command's timeout).
+    const bool can_send = !up.empty() && !half_sent && libssh2_channel_window_write(ch) > 0;
+    const bool can_read = down.size() < kCap && !half_sent && libssh2_poll_channel_read(ch, 0) > 0;
+    wait_ms = can_send || can_read ? 0 : 1000;
   }
   shutdown(local.get(), SHUT_RDWR);
 }
@@ -504,7 +518,13 @@ core::Result<ExecResult> SshExecutor::RunOnce(const std::string& command,
                                                       std::to_string(n) + ")");
     }
     if (libssh2_channel_eof(ch)) break;
-    if (!progress && !s.Wait(deadline)) return timeout();
+    // A read may have taken a window adjustment or data off the socket
+    // without returning it: then the socket shows nothing, and waiting on
+    // it would hang until the remote sends again (with `cat`, never).
+    const bool ready = !half_sent && ((!in_done && libssh2_channel_window_write(ch) > 0) ||
+                                      libssh2_poll_channel_read(ch, 0) > 0 ||
+                                      libssh2_poll_channel_read(ch, 1) > 0);
+    if (!progress && !ready && !s.Wait(deadline)) return timeout();
   }
   while (libssh2_channel_close(ch) == LIBSSH2_ERROR_EAGAIN)
     if (!s.Wait(deadline)) return timeout();
@@ -654,6 +674,8 @@ core::Result<size_t> SshChannel::Read(char* buf, size_t cap, core::TimeNs timeou
     // Bytes on stderr (a bridge's complaint) are drained, not mixed in.
     char junk[1024];
     while (libssh2_channel_read_stderr(ch, junk, sizeof junk) > 0) {}
+    // That read may have queued stdout bytes the socket no longer shows.
+    if (libssh2_poll_channel_read(ch, 0) > 0) continue;
     if (!session_->Wait(deadline)) return MakeError(Err::kTimeout, "ssh " + host_ + ": nothing to read");
   }
 }

@@ -408,6 +408,13 @@ class HooksE2E(LabCase):
         """While the dialog is on screen, a hook that says running (hooks lag the dialog:
         a PreToolUse after it) must not clear the screen's waiting_approval
         (docs/precedence.md row 3)."""
+        # Claude's own hooks for this dialog (PermissionRequest) may come after the
+        # screen shows it, on a loaded machine well after: the lagging PreToolUse is
+        # sent once they are in, so that it is the newest hook opinion.
+        def hook_waits():
+            ex = json.loads(lab.explain(pane))
+            return any(c["source"] == "hook" and c["state"] == "waiting_approval" for c in ex["candidates"])
+        poll(hook_waits, 20, "Claude's permission hook for the dialog", on_fail=lambda: lab.explain(pane))
         late = {"session_id": "e2e-lagging-hook", "transcript_path": "", "cwd": lab.work,
                 "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "toolu_e2e_late",
                 "tool_input": {"command": "true"}}
