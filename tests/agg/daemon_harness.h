@@ -11,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifndef AGT_HARNESS_WITHOUT_GTEST  // the benchmarks (bench/agg) do not link gtest
 #include <gtest/gtest.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -118,9 +121,14 @@ class TestEnv {
       std::getline(std::ifstream("/proc/" + std::to_string(pid) + "/cmdline"), args);
       for (char& c : args) c = c == '\0' ? ' ' : c;
       while (!args.empty() && args.back() == ' ') args.pop_back();
-      ADD_FAILURE() << "agtmuxd (pid " << pid << ", `" << args << "`) of the test environment " << root
-                    << " is still running after the test; a test must stop every daemon it started, "
-                       "including one an agtmux command started on demand";
+      const std::string why = "agtmuxd (pid " + std::to_string(pid) + ", `" + args + "`) of the test environment " +
+                              root + " is still running after the test; a test must stop every daemon it " +
+                              "started, including one an agtmux command started on demand";
+#ifndef AGT_HARNESS_WITHOUT_GTEST
+      ADD_FAILURE() << why;
+#else
+      std::fprintf(stderr, "%s\n", why.c_str());
+#endif
       kill(pid, SIGKILL);
     }
     PollUntil([&] { return DaemonsUnder(root).empty(); }, 5000);
