@@ -78,6 +78,7 @@ bool ServeActions(const ApiContext& ctx, const HttpRequest& req, Exchange& ex) {
     auto answer = ex.Defer();
     (*svc)->Post(rest, req.body, [answer](ActionReply r) { answer->Reply(std::move(r)); });
   } else if (req.method == "GET") {
+    if (ForwardRemoteLookup(*ctx.core, rest, ex)) return true;
     ex.Reply((*svc)->Get(rest));
   } else {
     ex.Reply(ErrorResponse(405, core::MakeError(core::Err::kRequestInvalid,

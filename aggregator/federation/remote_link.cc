@@ -108,6 +108,10 @@ struct RemoteLink::InFlight {
   net::HttpResponseParser parser;
   CallDone done;
   std::chrono::steady_clock::time_point deadline;
+  bool acts = true;  // a POST (an action), not a lookup: it may have run when no answer came
+
+  /// What an unanswered caller is told about the host's side of it.
+  std::string MayHaveRun() const { return acts ? "; the action may have run there" : ""; }
 };
 
 RemoteLink::InFlightList::~InFlightList() = default;
@@ -120,23 +124,55 @@ core::Error RemoteLink::Unreachable(const std::string& why) const {
   return core::MakeError(core::Err::kTargetUnreachable, "target " + options_.target_id + ": " + why);
 }
 
+/// A call whose channel is being opened, a step at a time between reads of
+/// the watch (StartCalls). Only one: libssh2 has one channel open pending
+/// per session.
+struct RemoteLink::Opening {
+  std::pair<net::HttpRequest, CallDone> call;
+  std::unique_ptr<SshChannel> session;  // bridge: the session channel, before its exec
+  std::chrono::steady_clock::time_point deadline;
+};
+
+core::Result<std::unique_ptr<SshChannel>> RemoteLink::OpenStep(SshExecutor& ssh, const std::string& mode) {
+  if (mode != "bridge") return ssh.OpenUnixSocket(socket_path_, 0);
+  Opening& o = *opening_;
+  if (!o.session) {
+    auto ch = ssh.OpenSession(0);
+    if (!ch) return ch.error();
+    o.session = std::move(*ch);
+  }
+  if (auto st = o.session->Exec({options_.agtmux, "bridge"}, 0); !st) return st.error();
+  return std::move(o.session);
+}
+
 std::string RemoteLink::StartCalls(SshExecutor& ssh, const std::string& mode) {
   while (!stop_) {
-    std::pair<net::HttpRequest, CallDone> call;
-    {
+    if (!opening_) {
       std::lock_guard<std::mutex> lock(mu_);
       if (calls_.empty()) return "";
-      call = std::move(calls_.front());
+      opening_ = std::make_unique<Opening>(
+          Opening{std::move(calls_.front()), nullptr, std::chrono::steady_clock::now() + kCallBound});
       calls_.pop_front();
     }
-    // Opening waits on the host: no longer than a heartbeat may be missed,
-    // and a channel that cannot be opened in that time ends the session
-    // (the watch on it would be as dead).
-    const TimeNs open_timeout = options_.idle_timeout;
-    auto ch = mode == "bridge" ? ssh.OpenCommand({options_.agtmux, "bridge"}, open_timeout)
-                               : ssh.OpenUnixSocket(socket_path_, open_timeout);
+    // One step of the open, never a wait on the host: while a host that
+    // stopped answering keeps the open pending, the watch goes on being
+    // read and its heartbeat bound checked, so a call neither delays the
+    // watch nor the finding that the host is gone (which then answers the
+    // call, FailInFlight). A host whose heartbeats come but which opens no
+    // channel gives the call its bound, then the session ends (its pending
+    // open would hold every later one).
+    auto ch = OpenStep(ssh, mode);
+    if (!ch && ch.error().code == core::Err::kTimeout) {
+      if (std::chrono::steady_clock::now() < opening_->deadline) return "";
+      ch = core::MakeError(core::Err::kTimeout, "no channel opened within " + std::to_string(kCallBound.count()) +
+                                                    " s while its heartbeats came");
+    }
+    std::pair<net::HttpRequest, CallDone> call = std::move(opening_->call);
+    opening_.reset();
     if (ch) {
-      if (auto st = (*ch)->Write(net::FormatHttpRequest(call.first), open_timeout); !st) ch = st.error();
+      // A request is a few hundred bytes on a fresh channel's window:
+      // the write waits on the host only if it froze this very moment.
+      if (auto st = (*ch)->Write(net::FormatHttpRequest(call.first), options_.idle_timeout); !st) ch = st.error();
     }
     if (!ch) {
       const std::string why = "cannot reach its agtmuxd (" + ch.error().message + "); nothing was sent";
@@ -146,8 +182,9 @@ std::string RemoteLink::StartCalls(SshExecutor& ssh, const std::string& mode) {
     // An action answers when its tmux work is done (an Enter delay, a
     // respond's keys): the bound is the action's, not a heartbeat's; the
     // watch's heartbeats meanwhile prove the host is still there.
+    const bool acts = call.first.method != "GET";
     calls_in_flight_.items.push_back(std::make_unique<InFlight>(
-        InFlight{std::move(*ch), {}, std::move(call.second), std::chrono::steady_clock::now() + kCallBound}));
+        InFlight{std::move(*ch), {}, std::move(call.second), std::chrono::steady_clock::now() + kCallBound, acts}));
   }
   return "";
 }
@@ -162,8 +199,8 @@ void RemoteLink::PollCalls() {
       auto n = c.ch->Read(buf, sizeof buf, 0);
       if (!n && n.error().code == core::Err::kTimeout) break;  // nothing more yet
       if (!n) {
-        answer = Unreachable("the link broke before its agtmuxd answered (" + n.error().message +
-                             "); the action may have run there");
+        answer = Unreachable("the link broke before its agtmuxd answered (" + n.error().message + ")" +
+                             c.MayHaveRun());
         break;
       }
       auto st = *n == 0 ? c.parser.Finish() : c.parser.Feed(std::string_view(buf, *n));
@@ -175,8 +212,8 @@ void RemoteLink::PollCalls() {
     }
     if (!answer && std::chrono::steady_clock::now() >= c.deadline)
       answer = core::MakeError(core::Err::kTimeout, "target " + options_.target_id + ": its agtmuxd did not answer within " +
-                                                        std::to_string(kCallBound.count()) +
-                                                        " s; the action may have run there");
+                                                        std::to_string(kCallBound.count()) + " s" +
+                                                        c.MayHaveRun());
     if (!answer) {
       ++it;
       continue;
@@ -187,9 +224,14 @@ void RemoteLink::PollCalls() {
 }
 
 void RemoteLink::FailInFlight(const std::string& why) {
+  if (opening_) {
+    Answer(std::move(opening_->call.second),
+           Unreachable("the link broke before a channel to its agtmuxd opened (" + why + "); nothing was sent"));
+    opening_.reset();
+  }
   for (auto& c : calls_in_flight_.items)
-    Answer(std::move(c->done), Unreachable("the link broke before its agtmuxd answered (" + why +
-                                           "); the action may have run there"));
+    Answer(std::move(c->done), Unreachable("the link broke before its agtmuxd answered (" + why + ")" +
+                                           c->MayHaveRun()));
   calls_in_flight_.items.clear();
 }
 
@@ -296,7 +338,7 @@ std::string RemoteLink::Session(SshExecutor& ssh, bool& absent) {
     }
     // While an answer is awaited, the watch is read in short slices so
     // that the answer is taken as soon as it is in.
-    const bool waiting = !calls_in_flight_.items.empty();
+    const bool waiting = !calls_in_flight_.items.empty() || opening_;
     auto n = ch.Read(buf, sizeof buf, waiting ? kCallSlice : kReadSlice);
     if (waiting) PollCalls();
     if (!n && n.error().code == core::Err::kTimeout) {

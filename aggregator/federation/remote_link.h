@@ -6,8 +6,8 @@
 // the cursor it was given, and hands every line to the loop thread. A lost
 // link is reported and retried with exponential backoff and jitter. Actions
 // forwarded to the remote daemon (Call) go on channels of their own while the
-// watch keeps being read. Nothing here blocks the loop; Stop returns within
-// one read slice, or one channel open (the idle timeout) on a frozen host.
+// watch keeps being read, their channels opened a step at a time between
+// reads. Nothing here blocks the loop; Stop returns within one read slice.
 #pragma once
 
 #include <uv.h>
@@ -68,9 +68,11 @@ class RemoteLink {
   /// Drops the current connection and reconnects from the cursor (after a
   /// line the mirror could not apply).
   void Reconnect() { reconnect_ = true; }
-  /// One request to the remote daemon (actions on its panes), on a channel
-  /// of its own beside the watch stream; `done` runs on the loop with the
-  /// answer, or E_TARGET_UNREACHABLE when the link is not up.
+  /// One request to the remote daemon (actions on its panes, and GETs of
+  /// their audit), on a channel of its own beside the watch stream; `done`
+  /// runs on the loop with the answer, or E_TARGET_UNREACHABLE when the
+  /// link is not up or breaks first (for a POST: "the action may have run
+  /// there").
   using CallDone = std::function<void(core::Result<net::HttpResponse>)>;
   void Call(net::HttpRequest req, CallDone done);
   /// Payload bytes read from the channel since the start (benchmarks).
@@ -83,11 +85,16 @@ class RemoteLink {
   void Post(LinkReport r);
   void PostTask(std::function<void()> task);
   /// Sends the queued calls over `ssh` (the watch's session), each on a
-  /// channel of its own; why the session must end ("" when it need not).
+  /// channel of its own, as far as it goes without waiting on the host;
+  /// why the session must end ("" when it need not).
   std::string StartCalls(SshExecutor& ssh, const std::string& mode);
+  /// One step of opening the channel of `opening_`: E_TIMEOUT while the
+  /// host has not answered (the open stays pending in the session).
+  core::Result<std::unique_ptr<SshChannel>> OpenStep(SshExecutor& ssh, const std::string& mode);
   /// Reads the answers that arrived, without waiting; answers the callers.
   void PollCalls();
-  /// Answers every call in flight with E_TARGET_UNREACHABLE (`why`).
+  /// Answers every call in flight, and the one being opened, with
+  /// E_TARGET_UNREACHABLE (`why`).
   void FailInFlight(const std::string& why);
   /// Answers every queued call with E_TARGET_UNREACHABLE (`why`).
   void FailCalls(const std::string& why);
@@ -118,6 +125,8 @@ class RemoteLink {
     std::vector<std::unique_ptr<InFlight>> items;
   };
   InFlightList calls_in_flight_;
+  struct Opening;
+  std::unique_ptr<Opening> opening_;  // the thread's: the call whose channel is being opened
 };
 
 }  // namespace agt::agg

@@ -634,23 +634,24 @@ core::Result<std::unique_ptr<SshChannel>> SshExecutor::OpenUnixSocket(const std:
   return std::unique_ptr<SshChannel>(new SshChannel(&s, ch, options_.host));
 }
 
-core::Result<std::unique_ptr<SshChannel>> SshExecutor::OpenCommand(const std::vector<std::string>& argv,
-                                                                   core::TimeNs timeout) {
+core::Result<std::unique_ptr<SshChannel>> SshExecutor::OpenSession(core::TimeNs timeout) {
   if (!session_) return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": not connected");
   Session& s = *session_;
   const TimeNs deadline = MonoNow() + timeout;
-  auto late = [&] { return MakeError(Err::kTimeout, "ssh " + options_.host + ": starting a command timed out"); };
   LIBSSH2_CHANNEL* ch = nullptr;
   while (!(ch = libssh2_channel_open_session(s.ssh)) && libssh2_session_last_errno(s.ssh) == LIBSSH2_ERROR_EAGAIN)
-    if (!s.Wait(deadline)) return late();
+    if (!s.Wait(deadline)) return MakeError(Err::kTimeout, "ssh " + options_.host + ": opening a channel timed out");
   if (!ch) return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": cannot open a channel");
-  std::unique_ptr<SshChannel> out(new SshChannel(&s, ch, options_.host));
-  const std::string command = core::ShellJoin(argv);
-  int rc;
-  while ((rc = libssh2_channel_exec(ch, command.c_str())) == LIBSSH2_ERROR_EAGAIN)
-    if (!s.Wait(deadline)) return late();
-  if (rc != 0) return MakeError(Err::kTargetUnreachable, "ssh " + options_.host + ": exec refused");
-  return out;
+  return std::unique_ptr<SshChannel>(new SshChannel(&s, ch, options_.host));
+}
+
+core::Result<std::unique_ptr<SshChannel>> SshExecutor::OpenCommand(const std::vector<std::string>& argv,
+                                                                   core::TimeNs timeout) {
+  const TimeNs deadline = MonoNow() + timeout;
+  auto ch = OpenSession(timeout);
+  if (!ch) return ch.error();
+  if (auto st = (*ch)->Exec(argv, std::max<TimeNs>(deadline - MonoNow(), 0)); !st) return st.error();
+  return ch;
 }
 
 SshChannel::~SshChannel() {
@@ -678,6 +679,17 @@ core::Result<size_t> SshChannel::Read(char* buf, size_t cap, core::TimeNs timeou
     if (libssh2_poll_channel_read(ch, 0) > 0) continue;
     if (!session_->Wait(deadline)) return MakeError(Err::kTimeout, "ssh " + host_ + ": nothing to read");
   }
+}
+
+core::Status SshChannel::Exec(const std::vector<std::string>& argv, core::TimeNs timeout) {
+  auto* ch = static_cast<LIBSSH2_CHANNEL*>(channel_);
+  const TimeNs deadline = MonoNow() + timeout;
+  const std::string command = core::ShellJoin(argv);
+  int rc;
+  while ((rc = libssh2_channel_exec(ch, command.c_str())) == LIBSSH2_ERROR_EAGAIN)
+    if (!session_->Wait(deadline)) return MakeError(Err::kTimeout, "ssh " + host_ + ": starting a command timed out");
+  if (rc != 0) return MakeError(Err::kTargetUnreachable, "ssh " + host_ + ": exec refused");
+  return core::Ok();
 }
 
 core::Status SshChannel::Write(std::string_view data, core::TimeNs timeout) {

@@ -97,12 +97,20 @@ class SshExecutor final : public TargetExecutor {
   // its executor, and before the next Run or Connect after a failure (which
   // may drop the session the channel lives in).
   friend class SshChannel;
+  //
+  // E_TIMEOUT from an open leaves it pending in the session (libssh2's
+  // non-blocking contract): the next OpenUnixSocket (with the same path) or
+  // OpenSession continues it, and no other channel may be opened
+  // meanwhile. A timeout of 0 makes one step without waiting on the host.
   /// A channel to the Unix socket `path` on the host
   /// (direct-streamlocal@openssh.com, OpenSSH's PROTOCOL §2.4);
   /// E_UNSUPPORTED when the server refuses it (AllowStreamLocalForwarding
   /// no, or a server without it), E_TARGET_UNREACHABLE when the session fails.
   core::Result<std::unique_ptr<SshChannel>> OpenUnixSocket(const std::string& path, core::TimeNs timeout);
-  /// `argv` started on the host, its stdin and stdout as the channel.
+  /// A session channel, for SshChannel::Exec.
+  core::Result<std::unique_ptr<SshChannel>> OpenSession(core::TimeNs timeout);
+  /// `argv` started on the host, its stdin and stdout as the channel
+  /// (OpenSession, then Exec).
   core::Result<std::unique_ptr<SshChannel>> OpenCommand(const std::vector<std::string>& argv,
                                                         core::TimeNs timeout);
 };
@@ -119,6 +127,9 @@ class SshChannel {
   core::Result<size_t> Read(char* buf, size_t cap, core::TimeNs timeout);
   /// Writes all of `data` within `timeout`.
   core::Status Write(std::string_view data, core::TimeNs timeout);
+  /// Starts `argv` on a channel of OpenSession. E_TIMEOUT leaves the
+  /// request pending: the next Exec (with the same argv) continues it.
+  core::Status Exec(const std::vector<std::string>& argv, core::TimeNs timeout);
 
  private:
   friend class SshExecutor;

@@ -136,7 +136,19 @@ class PatternAnalyzer final : public Analyzer {
         last_.state == State::kRunning &&
         (cand.state == State::kIdle || cand.state == State::kCompleted ||
          cand.state == State::kUnknown);
-    if (leaving_running) {
+    // A frame no rule reads does not end a rest state (idle, completed,
+    // error) at once either: it is most often a frame drawn half-way (an
+    // Ink redraw erases the old frame in one write and draws the new one in
+    // the next; a reader's analysis can fall between them). Kept for the
+    // debounce, the state before it is still the one the next full frame
+    // follows, so the idle prompt after a finished turn still reads
+    // `completed`. A wait is not kept: a dialog that is no longer drawn
+    // may have been answered, and a wait shown after it is a false one.
+    const bool unread = cand.state == State::kUnknown &&
+                        cand.reason_code == kNoRuleMatched &&
+                        (last_.state == State::kIdle || last_.state == State::kCompleted ||
+                         last_.state == State::kError);
+    if (leaving_running || unread) {
       if (leave_since_ == 0) leave_since_ = in.now;
       const Rule* r = set_->FindRule(cand.rule_id);
       int debounce =
@@ -146,6 +158,8 @@ class PatternAnalyzer final : public Analyzer {
         recheck = recheck == 0 ? due : std::min(recheck, due);
         core::Signal keep = last_;
         cand = keep;
+      } else {
+        leave_since_ = 0;  // left: the next leaving starts its own wait
       }
     } else {
       leave_since_ = 0;
@@ -160,6 +174,7 @@ class PatternAnalyzer final : public Analyzer {
 
  private:
   static constexpr const char* kActivityRule = "activity.output";
+  static constexpr const char* kNoRuleMatched = "no_rule_matched";
 
   bool Active(const AnalyzerInput& in) const {
     if (in.last_output <= 0 || opts_.activity_ms <= 0) return false;
@@ -178,8 +193,11 @@ class PatternAnalyzer final : public Analyzer {
   // numbers, so `choices` is the list from option 1 as far as it has been
   // seen and `cursor_position` indexes it (a window alone would report
   // cursor 4 with three choices). A label that changes under its number is
-  // another list: start again.
+  // another list: start again. A frame no rule reads in between (the menu
+  // redrawn for a cursor move, caught half-way) does not end the list: only
+  // a screen that reads as something else does.
   void JoinScrolledList(const ScreenReading& reading, core::Signal* cand) {
+    if (cand->state == State::kUnknown && cand->reason_code == kNoRuleMatched) return;
     if (!IsWaiting(cand->state)) {
       list_.clear();
       list_key_.clear();
@@ -234,7 +252,7 @@ class PatternAnalyzer final : public Analyzer {
     if (best != nullptr && !best->rule->hold) return FromMatch(*best);
     core::Signal s;
     s.state = State::kUnknown;
-    s.reason_code = "no_rule_matched";
+    s.reason_code = kNoRuleMatched;
     s.confidence = core::Confidence::kLow;
     return s;
   }

@@ -132,6 +132,51 @@ TEST_F(AnalyzerTest, OutputActivityMeansRunningButEchoDoesNot) {
   EXPECT_EQ(At(3700, kDialog, 3690).signal.state, State::kWaitingApproval);
 }
 
+// A redraw caught half-way (an Ink frame erased in one write, drawn in the
+// next) is a screen no rule reads. It must not end a finished turn: the
+// frame before and the one after both say `completed`.
+TEST_F(AnalyzerTest, AHalfDrawnFrameDoesNotEndACompletedTurn) {
+  At(1000, kIdle);
+  At(2000, kWorking, 1990);
+  At(3000, kIdle, 2500);
+  EXPECT_EQ(At(3300, kIdle, 2500).signal.state, State::kCompleted);
+  const std::vector<std::string> half = {"hello", "", ""};  // the prompt not drawn yet
+  Verdict h = At(9000, half);
+  EXPECT_EQ(h.signal.state, State::kCompleted);
+  EXPECT_EQ(h.recheck_at, 9300 * kNsPerMs);
+  Verdict after = At(9010, kIdle);
+  EXPECT_EQ(after.signal.state, State::kCompleted);
+  EXPECT_EQ(after.recheck_at, 0);
+  // The same for an idle pane: a half frame is no `unknown`.
+  EXPECT_EQ(At(20000, half).signal.state, State::kCompleted);
+  EXPECT_EQ(At(20005, kIdle).signal.state, State::kCompleted);
+}
+
+// A screen that stays unreadable is reported once the debounce has passed,
+// with its reason: what a changed UI looks like must still show.
+TEST_F(AnalyzerTest, AnUnreadableScreenThatStaysIsUnknownAfterTheDebounce) {
+  At(1000, kIdle);
+  const std::vector<std::string> other = {"lab$ ls", "a b c"};
+  EXPECT_EQ(At(2000, other).signal.state, State::kIdle);
+  Verdict v = At(2300, other);
+  EXPECT_EQ(v.signal.state, State::kUnknown);
+  EXPECT_EQ(v.signal.reason_code, "no_rule_matched");
+  // The next readable screen is believed at once, and a later unreadable
+  // frame waits out a debounce of its own (not one that started long ago).
+  EXPECT_EQ(At(5000, kIdle).signal.state, State::kIdle);
+  EXPECT_EQ(At(9000, other).signal.state, State::kIdle);
+  EXPECT_EQ(At(9300, other).signal.state, State::kUnknown);
+}
+
+// A wait is not kept over an unreadable frame: a dialog that is no longer
+// drawn may have been answered, and a wait shown after it would be false.
+TEST_F(AnalyzerTest, AnUnreadableFrameEndsAWaitAtOnce) {
+  At(1000, kIdle);
+  At(2000, kDialog);
+  ASSERT_EQ(At(2500, kDialog).signal.state, State::kWaitingApproval);
+  EXPECT_EQ(At(2600, {"", ""}).signal.state, State::kUnknown);
+}
+
 TEST_F(AnalyzerTest, SilenceIsNotCompletion) {
   At(1000, kWorking, 1000);
   // A long quiet tool run: the working line stays, so does running.
@@ -287,6 +332,15 @@ std::unique_ptr<Analyzer> ScrollingQuestionAnalyzer(const std::string& footer,
   return CreateAnalyzer(lib, "x");
 }
 
+// A frame of the question "Which?" in a scrolled list showing `rows`,
+// above the footer row `footer`.
+std::vector<std::string> WhichFrame(std::vector<std::string> rows, const std::string& footer) {
+  std::vector<std::string> l = {"│ Answer Questions", "│ Which?", "│ ▲"};
+  l.insert(l.end(), rows.begin(), rows.end());
+  l.insert(l.end(), {"│ ▼", "│ " + footer});
+  return l;
+}
+
 // A scrolling list's options are joined across frames while the question
 // stays open, so choices run from option 1 and the cursor indexes them.
 TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
@@ -327,6 +381,29 @@ TEST(AnalyzerScrolledList, OptionsSeenInEarlierFramesAreJoined) {
   EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"Q", "R", "S"}));
 }
 
+// A menu redrawn for a cursor move and caught half-way reads as no rule;
+// the options joined so far stay, so the next full frame still reports the
+// list from option 1.
+TEST(AnalyzerScrolledList, AHalfDrawnFrameKeepsTheJoinedOptions) {
+  auto a = ScrollingQuestionAnalyzer("Enter to select");
+  ASSERT_NE(a, nullptr);
+  Screen s;
+  AnalyzerInput in;
+  in.screen = &s;
+  auto frame = [](std::vector<std::string> rows) {
+    return WhichFrame(std::move(rows), "Enter to select · Esc to cancel");
+  };
+  s.lines = frame({"│ ● 1. A", "│   2. B", "│   3. C"});
+  a->Analyze(in);
+  s.lines = frame({"│   2. B", "│   3. C", "│ ● 4. D"});
+  a->Analyze(in);
+  s.lines = {"│ Answer Questions", "│ Which?", "│ ▲", "│   3. C"};  // the rest not drawn yet
+  EXPECT_EQ(a->Analyze(in).signal.reason_code, "no_rule_matched");
+  s.lines = frame({"│   3. C", "│   4. D", "│ ● 5. E"});
+  Verdict v = a->Analyze(in);
+  EXPECT_EQ(v.signal.detail.choices, (std::vector<std::string>{"A", "B", "C", "D", "E"}));
+  EXPECT_EQ(v.signal.detail.cursor_position, 5);
+}
 
 // With the cursor on a row that is no option ("Done"), the joined list
 // stays, and cursor_position says 0: not on any option.
@@ -337,10 +414,7 @@ TEST(AnalyzerScrolledList, CursorOffTheListKeepsTheJoinedOptions) {
   AnalyzerInput in;
   in.screen = &s;
   auto frame = [](std::vector<std::string> rows) {
-    std::vector<std::string> l = {"│ Answer Questions", "│ Which?", "│ ▲"};
-    l.insert(l.end(), rows.begin(), rows.end());
-    l.insert(l.end(), {"│ ▼", "│ Enter to submit · Esc to cancel"});
-    return l;
+    return WhichFrame(std::move(rows), "Enter to submit · Esc to cancel");
   };
   s.lines = frame({"│ ● 1. [ ] A", "│   2. [ ] B", "│   3. [ ] C"});
   a->Analyze(in);

@@ -70,8 +70,14 @@ using Timeline = std::vector<Point>;
 Timeline ReplayCap(const Fixture& f, std::shared_ptr<const PatternLibrary> lib,
                    double* end);
 /// PTY mode: the cast through the wrapper's pipeline (scanner, libvterm, analyzer).
+/// With `every_write`, the screen is analysed after each of the agent's
+/// writes (no analysis delay), and halfway through each longer one: what a
+/// live reader sees at worst, when its analysis falls between two writes of
+/// one frame (an Ink redraw erases the old frame in one write and draws the
+/// new one in the next) or between two reads of one write.
 core::Result<Timeline> ReplayPty(const Fixture& f,
-                                 std::shared_ptr<const PatternLibrary> lib, double* end);
+                                 std::shared_ptr<const PatternLibrary> lib, double* end,
+                                 bool every_write = false);
 
 /// The hooks variant (tests/fixtures/README.md, "hooks.jsonl"): each event
 /// `agtmux hook` sent, decoded with the daemon's codec, and when it arrived.

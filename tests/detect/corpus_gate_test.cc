@@ -3,7 +3,10 @@
 // mode: time-weighted agreement with truth (300 ms grace after each true
 // transition) of at least 99 % in PTY mode and 97 % in CAP mode, no false
 // waiting_approval, no missed approval or question, and the right choices,
-// cursor and multi-select on every one of them. With the hooks installed
+// cursor and multi-select on every one of them. PTY mode also with the
+// screen analysed after each of the agent's writes (PTY-W): a live reader's
+// analysis can fall between two writes of one frame, and the state it
+// reports then must still meet the bar. With the hooks installed
 // (the hooks variant), the same bars for the state the engine fuses from the
 // screen and the hooks. The figures are printed.
 #include <gtest/gtest.h>
@@ -24,7 +27,7 @@ void Report(const char* mode, const std::string& name, const Score& s) {
       s.missed_waits, s.detail_wrong, s.aux_wrong);
 }
 
-enum class Replay { kCap, kPty, kFusedCap, kFusedPty };
+enum class Replay { kCap, kPty, kPtyEveryWrite, kFusedCap, kFusedPty };
 
 // Every fixture, then one line per agent/version/mode group with the bar it
 // is held to, then every disagreement of the groups. Each group must meet
@@ -49,7 +52,7 @@ void RunGate(const char* mode, Replay how, double bar) {
     ASSERT_TRUE(r.ok()) << r.error().message;
     t = std::move(r).value();
 #elif defined(AGTMUX_GATE_PTY)
-    auto r = ReplayPty(*f, lib, &end);
+    auto r = ReplayPty(*f, lib, &end, how == Replay::kPtyEveryWrite);
     ASSERT_TRUE(r.ok()) << r.error().message;
     t = std::move(r).value();
 #else
@@ -78,6 +81,9 @@ TEST(CorpusGate, FusedWrappedWithHooks) { RunGate("F-PTY", Replay::kFusedPty, kP
 TEST(CorpusGate, FusedUnwrappedWithHooks) { RunGate("F-CAP", Replay::kFusedCap, kCapBar); }
 #elif defined(AGTMUX_GATE_PTY)
 TEST(CorpusGate, PtyModeCast) { RunGate("PTY", Replay::kPty, kPtyBar); }
+// Half-drawn frames included (an Ink redraw caught between its erase and
+// its frame must not read idle where the turn has completed).
+TEST(CorpusGate, PtyModeEveryWrite) { RunGate("PTY-W", Replay::kPtyEveryWrite, kPtyBar); }
 #else
 TEST(CorpusGate, CapModeSnapshots) { RunGate("CAP", Replay::kCap, kCapBar); }
 #endif

@@ -2,6 +2,7 @@
 // the wrapper's own screen pipeline (stream scanner, libvterm screen, the
 // analysis timing of the live proxy) with the pattern analyzer behind it.
 #include <algorithm>
+#include <string_view>
 
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "tests/detect/corpus.h"
@@ -13,10 +14,14 @@ namespace {
 
 double ToSec(core::TimeNs t) { return static_cast<double>(t - 1) / 1e9; }
 
+/// With every_write, a write at least this long is also analysed halfway.
+constexpr size_t kSplitAt = 64;
+
 }  // namespace
 
 core::Result<Timeline> ReplayPty(const Fixture& f,
-                                 std::shared_ptr<const PatternLibrary> lib, double* end) {
+                                 std::shared_ptr<const PatternLibrary> lib, double* end,
+                                 bool every_write) {
   auto text = ReadTextFile(f.cast_path);
   if (!text.ok()) return text.error();
   auto cast = wrap::ParseCast(*text);
@@ -25,6 +30,7 @@ core::Result<Timeline> ReplayPty(const Fixture& f,
   opts.rows = cast->header.height;
   opts.cols = cast->header.width;
   opts.agent_type = f.agent;
+  if (every_write) opts.analysis_delay = 0;
   screen::ScreenPipeline pipe(opts, CreateAnalyzer(std::move(lib), f.agent));
   Timeline out;
   auto run_due = [&](core::TimeNs until) {
@@ -39,7 +45,16 @@ core::Result<Timeline> ReplayPty(const Fixture& f,
     run_due(t);
     last = std::max(last, t);
     if (ev.code == 'o') {
-      pipe.OnOutput(ev.data, t);
+      if (every_write && ev.data.size() >= kSplitAt) {
+        // A reader's read may also end inside a write (tmux reads the pane
+        // in chunks): half of it, an analysis, then the rest.
+        const std::string_view data = ev.data;
+        pipe.OnOutput(data.substr(0, data.size() / 2), t);
+        run_due(t);
+        pipe.OnOutput(data.substr(data.size() / 2), t);
+      } else {
+        pipe.OnOutput(ev.data, t);
+      }
     } else if (ev.code == 'i') {
       pipe.OnInput(t);
     } else if (ev.code == 'r') {

@@ -11,6 +11,10 @@
 //                                  (tests/agents/check-release.sh runs this)
 //   detect_corpus --latency [--pty] [ROOT]   how soon `completed` follows the end
 //                                  of each turn (p50/p95/max), and flickers
+//   --every-write (with --pty, also with --gates): the screen analysed after
+//                                  each of the agent's writes and halfway
+//                                  through each longer one, as a live reader
+//                                  does at worst (half-drawn frames included)
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +31,9 @@ using namespace agt::detect::corpus;
 
 enum class How { kCap, kPty, kFusedCap, kFusedPty };
 
+// --every-write: PTY replays analyse after each write (ReplayPty).
+bool g_every_write = false;
+
 // Loads a fixture and replays it; a problem is printed and gives false.
 bool LoadAndReplay(const std::string& dir, How how,
                    const std::shared_ptr<const PatternLibrary>& lib, Fixture* f, Timeline* t,
@@ -42,7 +49,7 @@ bool LoadAndReplay(const std::string& dir, How how,
     *t = ReplayCap(*f, lib, end);
     return true;
   }
-  auto r = how == How::kPty ? ReplayPty(*f, lib, end)
+  auto r = how == How::kPty ? ReplayPty(*f, lib, end, g_every_write)
                             : ReplayFused(*f, lib, how == How::kFusedPty, end);
   if (!r.ok()) {
     std::fprintf(stderr, "%s\n", r.error().message.c_str());
@@ -65,7 +72,8 @@ int Gates(const std::string& root, const std::shared_ptr<const PatternLibrary>& 
   for (How how : {How::kPty, How::kCap, How::kFusedPty, How::kFusedCap}) {
     const bool pty = how == How::kPty || how == How::kFusedPty;
     const bool fused = how == How::kFusedPty || how == How::kFusedCap;
-    const char* mode = fused ? (pty ? "F-PTY" : "F-CAP") : (pty ? "PTY" : "CAP");
+    const char* mode = fused ? (pty ? "F-PTY" : "F-CAP")
+                             : (pty ? (g_every_write ? "PTY-W" : "PTY") : "CAP");
     std::map<std::string, Score> groups;
     std::map<std::string, int> counts;
     for (const auto& dir : dirs) {
@@ -150,6 +158,8 @@ int main(int argc, char** argv) {
       latency = true;
     else if (std::strcmp(argv[i], "--fused") == 0)
       fused = true;
+    else if (std::strcmp(argv[i], "--every-write") == 0)
+      g_every_write = true;
     else
       dirs.push_back(argv[i]);
   }

@@ -137,6 +137,33 @@ TEST_F(FederationTest, WithoutUnixSocketForwardingTheBridgeCarriesTheStream) {
   EXPECT_NE(Log().find("reading the host's agtmuxd (bridge)"), std::string::npos) << Log();
   host.Post({StateEvent("01JG0000000000000000000F06", kRuntime, pane_, "idle", 2)});
   ASSERT_TRUE(PollUntil([&] { return VmState("idle"); }, 5000));
+
+  // Actions and their lookups go over the bridge too, each on a session
+  // channel of its own running `agtmux bridge`.
+  const std::string ref = VmPane()["ref"].GetString();
+  auto sent = local_->Call("POST", "/v1/actions/send", "{\"ref\":\"" + ref + "\",\"text\":\"over the bridge\"}");
+  ASSERT_TRUE(sent.ok());
+  ASSERT_EQ(sent->status, 200) << sent->body;
+  EXPECT_TRUE(PollUntil([&] {
+    return host.Tmux({"capture-pane", "-p", "-t", pane_}).out.find("over the bridge") != std::string::npos;
+  }, 5000));
+  rapidjson::Document d;
+  d.Parse(sent->body.c_str());
+  ASSERT_TRUE(d.IsObject() && d.HasMember("action_id")) << sent->body;
+  auto audit = local_->Call("GET", std::string("/v1/actions/") + d["action_id"].GetString());
+  ASSERT_TRUE(audit.ok());
+  EXPECT_EQ(audit->status, 200) << audit->body;
+  EXPECT_NE(audit->body.find("action_sent"), std::string::npos) << audit->body;
+  // A host that stops answering while a call's channel is being opened:
+  // the watch's own heartbeat bound finds it (the open never held it).
+  ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(true));
+  auto frozen = local_->Call("POST", "/v1/actions/snapshot", "{\"ref\":\"" + ref + "\"}");
+  ASSERT_TRUE(frozen.ok()) << "the action hung on a frozen host: " << frozen.error().ToString();
+  EXPECT_EQ(frozen->status, 502) << frozen->body;
+  EXPECT_NE(frozen->body.find("target vm"), std::string::npos) << frozen->body;
+  EXPECT_NE(frozen->body.find("no heartbeat for"), std::string::npos) << frozen->body;
+  ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(false));
+  ASSERT_TRUE(PollUntil([&] { return VmState("idle"); }, 20000)) << Log();
 }
 
 TEST_F(FederationTest, AHostWithoutAgtmuxIsObservedOverSshInstead) {

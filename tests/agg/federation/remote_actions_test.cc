@@ -161,8 +161,7 @@ TEST_F(RemoteActionsTest, RespondThroughTheLocalDaemonAnswersTheRemoteDialog) {
     return now.HasMember("state") && std::string(now["state"].GetString()) != "waiting_approval";
   }, 10000)) << VmPaneText();
 
-  // The answer names the pane as the local user knows it, and the remote
-  // daemon holds the audit of what was chosen.
+  // The answer names the pane as the local user knows it.
   OpenApproval(host);
   auto json = Cli({"respond", ref_, "1", "--json"});
   ASSERT_EQ(json.status, 0) << json.err;
@@ -172,9 +171,90 @@ TEST_F(RemoteActionsTest, RespondThroughTheLocalDaemonAnswersTheRemoteDialog) {
   EXPECT_STREQ(d["target"].GetString(), "vm") << json.out;
   EXPECT_STREQ(d["pane_id"].GetString(), pane_.c_str()) << json.out;
   ASSERT_TRUE(PollUntil([&] { return AgentLog().find("CHOSE Yes\n") != std::string::npos; }, 5000)) << AgentLog();
-  auto audit = host.daemon->Call("GET", std::string("/v1/actions/") + d["action_id"].GetString());
-  ASSERT_TRUE(audit.ok());
-  EXPECT_NE(audit->body.find("action_responded"), std::string::npos) << audit->body;
+}
+
+TEST_F(RemoteActionsTest, AForwardedActionIsLookedUpThroughTheLocalDaemon) {
+  RemoteHost host(26);
+  ASSERT_NO_FATAL_FAILURE(StartWrappedAgent(host));
+  ASSERT_NO_FATAL_FAILURE(OpenApproval(host));
+  auto json = Cli({"respond", ref_, "1", "--json"});
+  ASSERT_EQ(json.status, 0) << json.out << json.err;
+  rapidjson::Document d;
+  d.Parse(json.out.c_str());
+  ASSERT_TRUE(d.IsObject() && d.HasMember("action_id")) << json.out;
+  const std::string id = d["action_id"].GetString();
+
+  // The id the local user got is one the local daemon answers for: the
+  // host's audit of the action, in the local names.
+  auto got = local_->Call("GET", "/v1/actions/" + id);
+  ASSERT_TRUE(got.ok()) << got.error().ToString();
+  ASSERT_EQ(got->status, 200) << got->body;
+  rapidjson::Document a;
+  a.Parse(got->body.c_str());
+  ASSERT_TRUE(a.IsObject() && a.HasMember("action") && a.HasMember("events")) << got->body;
+  EXPECT_EQ(std::string(a["action"]["action_id"].GetString()), id) << got->body;
+  EXPECT_STREQ(a["action"]["action_type"].GetString(), "respond") << got->body;
+  EXPECT_STREQ(a["action"]["target"].GetString(), "vm") << got->body;
+  EXPECT_EQ(std::string(a["action"]["pane_id"].GetString()), pane_) << got->body;
+  EXPECT_STREQ(a["action"]["result_code"].GetString(), "ok") << got->body;
+  bool responded = false;
+  for (const auto& e : a["events"].GetArray()) {
+    EXPECT_EQ(std::string(e["action_id"].GetString()), id) << got->body;
+    responded = responded || std::string(e["event_type"].GetString()) == "action_responded";
+  }
+  EXPECT_TRUE(responded) << got->body;
+  EXPECT_NE(got->body.find(ref_), std::string::npos) << "the audit does not name the local ref: " << got->body;
+  EXPECT_EQ(got->body.find("pane:host/"), std::string::npos) << got->body;
+
+  // The id `send` prints is one too.
+  auto sent = Cli({"send", ref_, "--text", "looked up", "--enter"});
+  ASSERT_EQ(sent.status, 0) << sent.out << sent.err;
+  const std::string key = "sent (action ";
+  ASSERT_EQ(sent.out.find(key), 0u) << sent.out;
+  const std::string send_id = sent.out.substr(key.size(), sent.out.find(',') - key.size());
+  auto send_audit = local_->Call("GET", "/v1/actions/" + send_id);
+  ASSERT_TRUE(send_audit.ok());
+  EXPECT_EQ(send_audit->status, 200) << send_audit->body;
+  EXPECT_NE(send_audit->body.find("action_sent"), std::string::npos) << send_audit->body;
+  // `send --wait` waits through the forwarded snapshot and view-output:
+  // it returns once the remote agent answered, with its new output.
+  auto waited = Cli({"send", ref_, "--text", "waited for", "--enter", "--wait", "--match", "GOT waited for",
+                     "--timeout", "20s"});
+  EXPECT_EQ(waited.status, 0) << waited.out << waited.err;
+  EXPECT_NE(waited.out.find("GOT waited for"), std::string::npos) << waited.out;
+
+  // An id the host has no action for, and a target that is not read
+  // through its agtmuxd: not found, saying where it was looked for.
+  auto unknown = local_->Call("GET", "/v1/actions/vm/01JG00000000000000000000ZZ");
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->status, 404) << unknown->body;
+  EXPECT_NE(unknown->body.find("E_NOT_FOUND"), std::string::npos) << unknown->body;
+  EXPECT_NE(unknown->body.find("target vm"), std::string::npos) << unknown->body;
+  auto elsewhere = local_->Call("GET", "/v1/actions/nosuch/01JG00000000000000000000ZZ");
+  ASSERT_TRUE(elsewhere.ok());
+  EXPECT_EQ(elsewhere->status, 404) << elsewhere->body;
+  EXPECT_NE(elsewhere->body.find("nosuch"), std::string::npos) << elsewhere->body;
+
+  // A host that stops answering: the lookup fails naming the target
+  // within the client's wait (10 s), instead of hanging.
+  ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(true));
+  auto frozen = local_->Call("GET", "/v1/actions/" + id);
+  ASSERT_TRUE(frozen.ok()) << "the lookup hung on a frozen host: " << frozen.error().ToString();
+  EXPECT_EQ(frozen->status, 502) << frozen->body;
+  EXPECT_NE(frozen->body.find("E_TARGET_UNREACHABLE"), std::string::npos) << frozen->body;
+  EXPECT_NE(frozen->body.find("target vm"), std::string::npos) << frozen->body;
+  // Once the target is down, at once.
+  ASSERT_TRUE(PollUntil([&] { return VmState("unknown", "target_unreachable"); }, 10000)) << VmPaneText();
+  auto down = local_->Call("GET", "/v1/actions/" + id);
+  ASSERT_TRUE(down.ok()) << down.error().ToString();
+  EXPECT_EQ(down->status, 502) << down->body;
+  EXPECT_NE(down->body.find("target vm"), std::string::npos) << down->body;
+  // Back: the same id answers again.
+  ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(false));
+  ASSERT_TRUE(PollUntil([&] {
+    auto r = local_->Call("GET", "/v1/actions/" + id);
+    return r.ok() && r->status == 200;
+  }, 20000)) << Log();
 }
 
 TEST_F(RemoteActionsTest, RespondIsRefusedWhenTheRemotePaneMovedOrWentAway) {
@@ -200,15 +280,37 @@ TEST_F(RemoteActionsTest, RespondIsRefusedWhenTheRemotePaneMovedOrWentAway) {
   EXPECT_NE(moved.err.find("E_PRECONDITION_FAILED"), std::string::npos) << moved.err;
   EXPECT_NE(moved.err.find("moved since the snapshot"), std::string::npos) << moved.err;
   EXPECT_NE(moved.err.find("vm"), std::string::npos) << "the refusal does not name the target: " << moved.err;
+  // The refused action is named by the id the local daemon answers for.
+  EXPECT_NE(moved.err.find("(action vm/"), std::string::npos) << moved.err;
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(AgentLog().find("CHOSE No"), std::string::npos) << "a refused respond chose: " << AgentLog();
   EXPECT_NE(Screen(host).find("❯ 1. Yes"), std::string::npos) << "the cursor moved: " << Screen(host);
+
+  // A snapshot of another pane of the host: the refusal names that pane
+  // as the local user knows it (vm/%N), not as its host does (host/%N).
+  const std::string keep = host.NewPane("keep", "sleep 600");  // the server stays when "work" goes
+  const std::string keep_window = host.Tmux({"display-message", "-p", "-t", keep, "#{window_id}"}).out;
+  ASSERT_TRUE(PollUntil([&] {
+    auto r = host.daemon->Call("GET", "/v1/panes?all=1&target=host");
+    return r.ok() && r->body.find("\"pane_id\":\"" + keep + "\"") != std::string::npos;
+  }, 10000));
+  auto other = host.daemon->Call("POST", "/v1/actions/snapshot",
+                                 "{\"ref\":\"pane:host/keep/" + keep_window.substr(0, keep_window.find('\n')) + "/" +
+                                     keep + "\"}");
+  ASSERT_TRUE(other.ok());
+  ASSERT_EQ(other->status, 200) << other->body;
+  auto mismatch = local_->Call("POST", "/v1/actions/respond",
+                               "{\"ref\":\"" + ref_ + "\",\"choices\":[\"no\"],\"snapshot_id\":\"" +
+                                   SnapshotId(other->body) + "\"}");
+  ASSERT_TRUE(mismatch.ok());
+  EXPECT_EQ(mismatch->status, 409) << mismatch->body;
+  EXPECT_NE(mismatch->body.find("taken of pane vm/" + keep + ", not this one"), std::string::npos) << mismatch->body;
+  EXPECT_EQ(mismatch->body.find("host/"), std::string::npos) << mismatch->body;
 
   // The pane goes away on the host after a snapshot was taken of it.
   auto last = local_->Call("POST", "/v1/actions/snapshot", "{\"ref\":\"" + ref_ + "\"}");
   ASSERT_TRUE(last.ok());
   ASSERT_EQ(last->status, 200) << last->body;
-  ASSERT_EQ(host.Tmux({"new-session", "-d", "-s", "keep", "sleep 600"}).status, 0);  // the server stays
   ASSERT_EQ(host.Tmux({"kill-session", "-t", "work"}).status, 0);
   ASSERT_TRUE(PollUntil([&] {
     auto r = host.daemon->Call("GET", "/v1/panes?all=1&target=host");
@@ -220,6 +322,9 @@ TEST_F(RemoteActionsTest, RespondIsRefusedWhenTheRemotePaneMovedOrWentAway) {
   ASSERT_TRUE(gone.ok());
   EXPECT_EQ(gone->status, 404) << gone->body;
   EXPECT_NE(gone->body.find("E_REF_NOT_FOUND"), std::string::npos) << gone->body;
+  // The ref in the host's refusal is the one the local user typed.
+  EXPECT_NE(gone->body.find("no pane matches " + ref_), std::string::npos) << gone->body;
+  EXPECT_EQ(gone->body.find("pane:host/"), std::string::npos) << gone->body;
   auto cli_gone = Cli({"respond", ref_, "yes"});
   EXPECT_EQ(cli_gone.status, 1) << cli_gone.out << cli_gone.err;
   EXPECT_NE(cli_gone.err.find("E_REF_NOT_FOUND"), std::string::npos) << cli_gone.err;
@@ -259,6 +364,11 @@ TEST_F(RemoteActionsTest, AnActionOnAHostThatStoppedAnsweringFailsNamingTheTarge
   EXPECT_EQ(frozen.status, 1) << frozen.out << frozen.err;
   EXPECT_NE(frozen.err.find("E_TARGET_UNREACHABLE"), std::string::npos) << frozen.err;
   EXPECT_NE(frozen.err.find("target vm"), std::string::npos) << frozen.err;
+  // What found the host gone is the watch's own heartbeat bound, checked
+  // while the action's channel was being opened: opening it never held
+  // the watch (it used to, for up to the same 4 s, and then the action's
+  // open timed out first: "opening ... timed out").
+  EXPECT_NE(frozen.err.find("no heartbeat for"), std::string::npos) << frozen.err;
   // The view never waited on the host: its panes turn unknown meanwhile.
   EXPECT_TRUE(PollUntil([&] { return VmState("unknown", "target_unreachable"); }, 10000)) << VmPaneText();
   ASSERT_NO_FATAL_FAILURE(host.FreezeSshd(false));

@@ -14,6 +14,8 @@
 #include <memory>
 #include <utility>
 
+#include <rapidjson/document.h>
+
 #include "libagtcore/detect/analyzer.h"
 #include "libagtcore/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
@@ -500,6 +502,76 @@ TEST_F(ByteScreenTest, ASpinnerRedrawnEvery100MsIsRunningWithoutACaptureClock) {
   for (const auto& e : StatesOf(pane, from))
     EXPECT_EQ(e.signal->state, core::State::kRunning)
         << "the turning spinner read as " << core::StateName(e.signal->state);
+}
+
+// A half-drawn frame read from the bytes (docs/patterns.md, "How the
+// analyzer combines rules with time", item 5). Gemini CLI's output after a
+// finished turn (tests/fixtures/gemini/0.61.0/long_tool_run, from 12.4 s,
+// each write as recorded and at its recorded time), except that the write
+// which erases the old frame as the user types `/quit` is followed by the
+// new frame 150 ms later instead of 0.2 ms: the byte screen is analysed in
+// between (30 ms after a burst), as the daemon's was in 1 live run of 4.
+// That screen is the transcript with its bottom blank, which no rule
+// reads; it must not turn the finished turn into `unknown`, nor the idle
+// prompt after it into `idle`.
+TEST_F(ByteScreenTest, AHalfDrawnFrameDoesNotEndAFinishedTurn) {
+  const std::string cast = testing::SourceDir() + "/../../fixtures/gemini/0.61.0/long_tool_run/session.cast";
+  std::ifstream in(cast);
+  ASSERT_TRUE(in) << cast;
+  const std::string d = dir.path() + "/gemini";
+  std::filesystem::create_directories(d + "/bin");
+  const std::string script = d + "/bin/gemini";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\n"
+      << "while [ ! -e '" << d << "/go' ]; do sleep 0.05; done\n"
+      << "printf '\\033[H\\033[2J'\n";
+    std::string line;
+    std::getline(in, line);  // the header
+    double prev = 12.4;
+    int n = 0;
+    bool split = false;
+    while (std::getline(in, line)) {
+      rapidjson::Document e;
+      e.Parse(line.c_str());
+      if (e.HasParseError() || !e.IsArray() || e.Size() < 3 || std::string(e[1].GetString()) != "o") continue;
+      const double t = e[0].GetDouble();
+      if (t < 12.4 || t > 16.9) continue;
+      const std::string bytes(e[2].GetString(), e[2].GetStringLength());
+      double wait = t - prev;
+      // The frame that follows the erase of 16.2127 s comes 150 ms late.
+      if (!split && t > 16.2128 && t < 16.213) {
+        wait = 0.15;
+        split = true;
+      }
+      std::ofstream(d + "/w" + std::to_string(n), std::ios::binary) << bytes;
+      f << "sleep " << std::max(0.0, wait) << "; cat '" << d << "/w" << n << "'\n";
+      prev = t;
+      ++n;
+    }
+    ASSERT_TRUE(split) << "the recording has no write at 16.2129 s";
+    f << "exec sleep 1000\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const std::string pane = tmux.Must({"new-session", "-d", "-s", "gem", "-x", "120", "-y", "40", "-P", "-F",
+                                      "#{pane_id}", script});
+  check_interval = 60 * core::kNsPerSec;  // no check capture: the bytes alone
+  StartCollector([](std::string_view agent) { return detect::CreateAnalyzer(agent); });
+  WaitSeeded(pane);
+  loop.RunFor(300);
+  const size_t from = sink.events.size();
+  std::ofstream(d + "/go").put('\n');
+  ASSERT_TRUE(loop.RunUntil([&] { return Reported(pane, core::State::kCompleted, from); }, 5000))
+      << "the finished turn was not read";
+  loop.RunFor(4500);  // /quit typed, the half frame, the idle prompt, the exit summary
+  bool after = false;
+  for (const auto& e : StatesOf(pane, from)) {
+    after = after || e.signal->state == core::State::kCompleted;
+    if (!after) continue;
+    EXPECT_EQ(e.signal->state, core::State::kCompleted)
+        << "after the finished turn the pane read " << core::StateName(e.signal->state) << " ("
+        << e.signal->rule_id << e.signal->reason_code << ")";
+  }
 }
 
 TEST_F(ByteScreenTest, AResizeSeedsTheScreenAgainAtTheNewSize) {

@@ -321,6 +321,38 @@ TEST(SshProxyJump, OneHopThroughASecondSshd) {
   EXPECT_NE(broken.error().message.find("proxy failed"), std::string::npos) << broken.error().message;
 }
 
+// A jump host that freezes under an established session (its connection's
+// sshd stopped, not killed: nothing closes) is found silent by the relay's
+// keepalives, and the command fails as unreachable instead of waiting out
+// its own timeout.
+TEST(SshProxyJump, AFrozenJumpHostIsDeclaredDeadByItsKeepalives) {
+  TempDir jdir, tdir;
+  Sshd jump(jdir.path());
+  Sshd target(tdir.path());
+  const std::string cfg = tdir.path() + "/ssh_config";
+  std::ofstream(cfg) << "Host bastion\n  HostName 127.0.0.1\n  Port " << jump.port() << "\n  IdentityFile "
+                     << jdir.path() << "/id_ed25519\n  UserKnownHostsFile " << jdir.path()
+                     << "/known_hosts\n  ServerAliveInterval 1\n  ServerAliveCountMax 2\n"
+                     << "Host inner\n  HostName 127.0.0.1\n  Port " << target.port() << "\n  IdentityFile "
+                     << tdir.path() << "/id_ed25519\n  UserKnownHostsFile " << tdir.path()
+                     << "/known_hosts\n  ProxyJump " << Sshd::getpwuid_name() << "@bastion\n";
+  SshOptions o;
+  o.host = "inner";
+  o.ssh_config = cfg;
+  o.use_agent = false;
+  o.retry_delays = {};
+  SshExecutor ex(o);
+  auto r = ex.Run({"echo", "up"}, {});
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  const std::vector<pid_t> frozen = Sshd::Children(jump.pid());
+  ASSERT_FALSE(frozen.empty());
+  for (pid_t p : frozen) kill(p, SIGSTOP);
+  auto stuck = ex.Run({"sleep", "1"}, ExecOptions{30 * core::kNsPerSec, {}, 1 << 20});
+  for (pid_t p : frozen) kill(p, SIGCONT);
+  ASSERT_FALSE(stuck.ok());
+  EXPECT_NE(stuck.error().code, core::Err::kTimeout) << stuck.error().ToString();
+}
+
 // A passphrase-protected key: refused with the reason without an agent,
 // used through the agent (our own ssh-agent, ended by its pid).
 TEST_F(SshTest, AnEncryptedKeyWorksThroughTheAgentOnly) {

@@ -110,6 +110,7 @@ class Sshd {
     pid_ = -1;
   }
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   /// "<type> <base64>" of a public key file in the fixture's directory.
   std::string PublicKey(const std::string& file) const {
     std::ifstream f(dir_ + "/" + file);
