@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include "aggregator/daemon/daemon_config.h"
+#include "aggregator/daemon/home_check.h"
 #include "aggregator/daemon/instance_lock.h"
 #include "aggregator/daemon/spool_drain.h"
 #include "aggregator/actions/action_api.h"
@@ -53,6 +55,7 @@ struct Daemon {
   state::RetentionOptions retention_options;
   uint64_t retention_interval_ms = 0;
   bool stopping = false;
+  std::optional<HomeCheck> home;  // the socket bound and the state directory
   std::shared_ptr<spdlog::logger> log;
 
   explicit Daemon(const DaemonOptions& o) : opt(o) {}
@@ -111,6 +114,18 @@ struct Daemon {
       if (!r->done) next = 1000;
     }
     if (!stopping) uv_timer_start(&retention, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->Retain(); }, next, 0);
+  }
+
+  // Once a second: the engine's timers, and whether the daemon can still
+  // be reached and still has its state (home_check.h); a daemon that lost
+  // either stops, saying why.
+  void Tick() {
+    core->Tick();
+    if (stopping || !home) return;
+    if (std::string why = home->Lost(); !why.empty()) {
+      log->warn("{}; nothing can reach this daemon: stopping", why);
+      Stop();
+    }
   }
 
   void Stop() {
@@ -220,6 +235,11 @@ int RunDaemon(const DaemonOptions& opt) {
     std::fprintf(stderr, "agtmuxd: %s\n", st.error().ToString().c_str());
     return 1;
   }
+  if (auto home = HomeCheck::Record(paths.socket_path, paths.state_dir); home) {
+    d.home = std::move(*home);
+  } else {
+    d.log->warn("{}; a removed socket will not be noticed", home.error().ToString());
+  }
   d.log->info("agtmuxd {} listening on {} (engine {}, persistence {}, stream {})", AGTMUX_VERSION,
               paths.socket_path, d.core->state().name(), d.core->persistence().name(),
               d.core->watch().stream_id());
@@ -250,7 +270,7 @@ int RunDaemon(const DaemonOptions& opt) {
     uv_timer_init(&d.loop, t);
     t->data = &d;
   }
-  uv_timer_start(&d.tick, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->core->Tick(); }, 1000, 1000);
+  uv_timer_start(&d.tick, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->Tick(); }, 1000, 1000);
   uv_timer_start(&d.spool, [](uv_timer_t* t) { static_cast<Daemon*>(t->data)->Drain(); },
                  static_cast<uint64_t>(opt.spool_interval_ms), static_cast<uint64_t>(opt.spool_interval_ms));
   // The first run soon after start (a daemon that was down for days has a
@@ -291,7 +311,8 @@ int RunDaemon(const DaemonOptions& opt) {
   uv_run(&d.loop, UV_RUN_DEFAULT);
   d.server.reset();
   if (int rc = uv_loop_close(&d.loop); rc != 0) d.log->warn("loop: handles left open at exit ({})", uv_strerror(rc));
-  ::unlink(paths.socket_path.c_str());
+  // A file another daemon put at the path since is not ours to remove.
+  if (!d.home || d.home->SocketIsOurs()) ::unlink(paths.socket_path.c_str());
   d.log->info("stopped");
   core::ShutdownLogging();
   return 0;

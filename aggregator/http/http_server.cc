@@ -8,13 +8,18 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <set>
 #include <utility>
 
 #include "aggregator/http/api_error.h"
+#include "libagtcore/unique_fd.h"
 #include "libagtcore/uv/handles.h"
 
 namespace agt::agg {
@@ -489,18 +494,32 @@ size_t HttpServer::connection_cap() const { return impl_->cap; }
 
 core::Status HttpServer::Listen(const std::string& socket_path) {
   Impl& m = *impl_;
-  uv_pipe_init(m.loop, &m.listener, 0);
-  m.listener.data = &m;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (socket_path.size() >= sizeof addr.sun_path)
+    return core::MakeError(core::Err::kIo, "cannot bind " + socket_path + ": the path is too long for a socket");
+  std::memcpy(addr.sun_path, socket_path.c_str(), socket_path.size() + 1);
+  // Bound here rather than with uv_pipe_bind: libuv removes the file at a
+  // bound pipe's path when it closes it, and by then that file may be
+  // another daemon's socket (ours was removed, another took the path). The
+  // owner removes the file when it is still ours (HttpServer's caller).
+  core::UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return core::MakeError(core::Err::kIo, std::string("socket: ") + std::strerror(errno));
   // The socket is created with a 0177 umask so it is never wider than 0600,
   // not even between bind() and chmod().
   mode_t old = umask(0177);
-  int rc = uv_pipe_bind(&m.listener, socket_path.c_str());
+  int rc = ::bind(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 ? 0 : -errno;
   umask(old);
+  if (rc != 0) return core::MakeError(core::Err::kIo, "cannot bind " + socket_path + ": " + uv_strerror(rc));
+  chmod(socket_path.c_str(), 0600);
+  uv_pipe_init(m.loop, &m.listener, 0);
+  m.listener.data = &m;
+  rc = uv_pipe_open(&m.listener, fd.get());
   if (rc != 0) {
     uv::CloseAll({uv::AsHandle(&m.listener)}, nullptr);
-    return core::MakeError(core::Err::kIo, "cannot bind " + socket_path + ": " + uv_strerror(rc));
+    return core::MakeError(core::Err::kIo, "cannot listen on " + socket_path + ": " + uv_strerror(rc));
   }
-  chmod(socket_path.c_str(), 0600);
+  (void)fd.Release();  // the pipe owns it now
   m.cap = ConnectionCap(m.options);
   rc = uv_listen(reinterpret_cast<uv_stream_t*>(&m.listener), 128, [](uv_stream_t* l, int status) {
     Impl* m = static_cast<Impl*>(l->data);

@@ -107,6 +107,8 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   /// Listens on `socket_path` (which must not exist) and chmods it 0600.
+  /// Closing the listener leaves the file: the caller removes it (when it
+  /// is still its own, see aggregator/daemon/home_check.h).
   core::Status Listen(const std::string& socket_path);
   /// Stops accepting, closes idle connections, lets requests in flight
   /// finish (their connections close after the reply), then calls `done`

@@ -2,10 +2,18 @@
 // temp dir, the daemon spawned by fork/exec with that environment, HTTP
 // calls over its socket, raw-socket helpers for malformed traffic, and
 // polling with deadlines. Shared by tests/agg and tests/cli.
+//
+// A test must not leave a daemon behind: when a TestEnv goes, every agtmuxd
+// whose environment points into it (one the test spawned, or one an agtmux
+// command it ran started on demand) must have exited. One still running
+// after a grace fails the test, naming it, and is killed.
 #pragma once
 
 #include <errno.h>
 #include <fcntl.h>
+#ifndef AGT_HARNESS_WITHOUT_GTEST  // the benchmarks (bench/agg) do not link gtest
+#include <gtest/gtest.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -14,10 +22,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +45,36 @@ inline bool PollUntil(const std::function<bool()>& cond, int timeout_ms = 5000) 
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return cond();
+}
+
+/// The running agtmuxd processes (zombies aside) with a variable of their
+/// environment naming `root` or a path under it: the daemons of one TestEnv.
+inline std::vector<pid_t> DaemonsUnder(const std::string& root) {
+  std::vector<pid_t> found;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string comm;
+    std::getline(std::ifstream(entry.path() / "comm"), comm);
+    if (comm != "agtmuxd") continue;
+    std::string stat;
+    std::getline(std::ifstream(entry.path() / "stat"), stat);
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos || stat.compare(paren, 4, ") Z ") == 0) continue;
+    std::ifstream environ(entry.path() / "environ");
+    const std::string vars((std::istreambuf_iterator<char>(environ)), {});
+    std::istringstream each(vars);
+    for (std::string var; std::getline(each, var, '\0');) {
+      const size_t eq = var.find('=');
+      const std::string value = eq == std::string::npos ? "" : var.substr(eq + 1);
+      if (value == root || value.rfind(root + "/", 0) == 0) {
+        found.push_back(pid_t(std::stol(name)));
+        break;
+      }
+    }
+  }
+  return found;
 }
 
 struct RunResult {
@@ -56,12 +98,40 @@ class TestEnv {
   // from kill-server) may still write its last event into the tree while
   // it is removed: try again for a second rather than throw from here.
   ~TestEnv() {
+    FailOnDaemonsLeft();
     std::error_code ec;
     for (int i = 0; i < 50; ++i) {
       std::filesystem::remove_all(root, ec);
       if (!ec) return;
       ::usleep(20 * 1000);
     }
+  }
+  /// A daemon of this environment that the test stopped gets up to 10 s
+  /// to finish its graceful exit (its own bound is 3 s for requests in
+  /// flight, 1 s for its tmux clients); one still running then was left
+  /// behind (started on demand after the test stopped its own, say): the
+  /// test fails naming it, and it is killed, so that no run leaves a daemon
+  /// on the machine whose directory is gone.
+  void FailOnDaemonsLeft() const {
+    std::vector<pid_t> left = DaemonsUnder(root);
+    if (left.empty()) return;
+    PollUntil([&] { return (left = DaemonsUnder(root)).empty(); }, 10000);
+    for (pid_t pid : left) {
+      std::string args;
+      std::getline(std::ifstream("/proc/" + std::to_string(pid) + "/cmdline"), args);
+      for (char& c : args) c = c == '\0' ? ' ' : c;
+      while (!args.empty() && args.back() == ' ') args.pop_back();
+      const std::string why = "agtmuxd (pid " + std::to_string(pid) + ", `" + args + "`) of the test environment " +
+                              root + " is still running after the test; a test must stop every daemon it " +
+                              "started, including one an agtmux command started on demand";
+#ifndef AGT_HARNESS_WITHOUT_GTEST
+      ADD_FAILURE() << why;
+#else
+      std::fprintf(stderr, "%s\n", why.c_str());
+#endif
+      kill(pid, SIGKILL);
+    }
+    PollUntil([&] { return DaemonsUnder(root).empty(); }, 5000);
   }
   std::string socket() const { return root + "/run/agtmux/agtmuxd.sock"; }
   std::string state_dir() const { return root + "/state/agtmux"; }
@@ -171,6 +241,11 @@ class Daemon {
   /// as Stop's, or -1 when the daemon was still running (it is then killed).
   int StopWithin(int sig, int timeout_ms) {
     kill(pid_, sig);
+    return WaitExit(timeout_ms);
+  }
+  /// Waits at most `timeout_ms` for the daemon to exit on its own: its
+  /// status as Stop's, or -1 when it was still running.
+  int WaitExit(int timeout_ms) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     int st = 0;
     pid_t done = 0;

@@ -6,6 +6,10 @@
 #include <rapidjson/document.h>
 #include <sys/stat.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "libagtcore/file.h"
 #include "tests/agg/daemon_harness.h"
 
 namespace agt::test {
@@ -233,6 +237,45 @@ TEST_F(DaemonTest, SigtermExitsZeroAndRemovesTheSocket) {
   EXPECT_EQ(daemon_->Stop(SIGTERM), 0);
   struct stat st {};
   EXPECT_NE(stat(env_.socket().c_str(), &st), 0);
+}
+
+// A daemon nothing can reach any more stops by itself, saying why in its
+// log (docs/architecture.md, "Daemon lifecycle"): its socket file removed
+// (a cleaned-up runtime directory, a test's temp dir going) leaves it
+// unreachable, and the next agtmux would start a second daemon beside it.
+TEST_F(DaemonTest, ARemovedSocketStopsTheDaemon) {
+  StartDaemon();
+  ASSERT_EQ(::unlink(env_.socket().c_str()), 0);
+  EXPECT_EQ(daemon_->WaitExit(10000), 0) << "agtmuxd kept running without its socket";
+  auto log = core::ReadWholeFile(env_.state_dir() + "/agtmuxd.log");
+  ASSERT_TRUE(log.ok());
+  EXPECT_NE(log->find("its socket " + env_.socket() + " was removed; nothing can reach this daemon: stopping"),
+            std::string::npos)
+      << *log;
+}
+
+// A socket of someone else's at the path (another agtmuxd that started
+// after this one's was removed) is not ours to remove on the way out.
+TEST_F(DaemonTest, AReplacedSocketStopsTheDaemonAndIsLeftInPlace) {
+  StartDaemon();
+  const std::string moved = env_.root + "/moved.sock";
+  ASSERT_EQ(::rename(env_.socket().c_str(), moved.c_str()), 0);
+  std::ofstream(env_.socket()) << "not a socket";
+  EXPECT_EQ(daemon_->WaitExit(10000), 0) << "agtmuxd kept running with another file at its socket's path";
+  struct stat st {};
+  ASSERT_EQ(stat(env_.socket().c_str(), &st), 0) << "the file at the path was removed";
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  auto log = core::ReadWholeFile(env_.state_dir() + "/agtmuxd.log");
+  ASSERT_TRUE(log.ok());
+  EXPECT_NE(log->find("its socket " + env_.socket() + " was replaced by another file"), std::string::npos) << *log;
+}
+
+// The state directory removed under it (the store, the log, the spool
+// gone): it stops rather than run on with a deleted store.
+TEST_F(DaemonTest, ARemovedStateDirectoryStopsTheDaemon) {
+  StartDaemon();
+  std::filesystem::remove_all(env_.state_dir());
+  EXPECT_EQ(daemon_->WaitExit(10000), 0) << "agtmuxd kept running without its state directory";
 }
 
 // A request still in its headers at SIGTERM gets the shutdown deadline

@@ -202,7 +202,12 @@ TEST_F(FederationTest, ForcedFederationStartsTheRemoteDaemonOnDemand) {
     auto d = Get("/v1/panes?all=1&target=vm");
     return d.IsObject() && d.HasMember("items") && d["items"].Size() == 1;
   }, 15000)) << Log();
-  kill(pid_t(pid), SIGTERM);
+  // The forced link starts the host's agtmuxd again whenever it stops
+  // answering: the local daemon (and its link) goes first, then the
+  // host's, which must be gone before the host's directory is.
+  ASSERT_EQ(local_->Stop(SIGTERM), 0);
+  ASSERT_EQ(kill(pid_t(pid), SIGTERM), 0);
+  EXPECT_TRUE(PollUntil([&] { return kill(pid_t(pid), 0) != 0; }, 10000)) << "the host's agtmuxd did not stop";
 }
 
 TEST_F(FederationTest, ARestartedLocalDaemonResumesFromItsCursor) {
