@@ -125,6 +125,21 @@ std::vector<std::string> SessionsToAttach(const std::map<std::string, TimeNs>& w
   return attach;
 }
 
+std::vector<std::string> AttachCommand(const std::vector<std::string>& tmux, const std::string& session) {
+  const std::string t = core::ShellJoin(tmux);
+  // -r: read-only; a control client that never sets a size does not size
+  // the session's windows. tmux before 3.2 has no -N (its -V says 1.x,
+  // 2.x, 3.0 or 3.1, with a letter after some).
+  const std::string attach = "-C attach-session -r -t " + core::ShellJoin({session});
+  const std::string script = "case \"$(" + t + " -V 2>/dev/null)\" in\n"
+                             "  'tmux 1.'*|'tmux 2.'*|'tmux 3.0'|'tmux 3.0'[a-z]|'tmux 3.1'|'tmux 3.1'[a-z]) " + t + " has-session 2>/dev/null && exec " +
+                             t + " " + attach + " ;;\n"
+                             "  *) exec " + t + " -N " + attach + " ;;\n"
+                             "esac\n"
+                             "exit 1\n";
+  return {"sh", "-c", script};
+}
+
 SshControlFeed::SshControlFeed(uv_loop_t* loop, SshOptions ssh, SshControlFeedOptions options, Sink sink)
     : loop_(loop), ssh_(std::move(ssh)), options_(std::move(options)), sink_(std::move(sink)) {
   async_ = new uv_async_t;
@@ -254,12 +269,8 @@ bool SshControlFeed::Follow(SshExecutor& ex, std::string& why) {
           SessionsToAttach(waiting, !clients.empty(), now, stirred, rhythm.QuietNeeded(options_.settle), forced_at,
                            options_);
       for (const std::string& session : attach) {
-        std::vector<std::string> argv = options_.tmux;
-        // -r: read-only; a control client that never sets a size does not
-        // size the session's windows.
-        argv.insert(argv.end(), {"-C", "attach-session", "-r", "-t", session});
         ++attaches_;
-        auto ch = ex.OpenCommand(argv, options_.timeout);
+        auto ch = ex.OpenCommand(AttachCommand(options_.tmux, session), options_.timeout);
         if (!ch) {
           why = ch.error().message;
           return true;

@@ -96,6 +96,14 @@ class StirRhythm {
   std::vector<core::TimeNs> gaps_;  // the last kGaps, oldest first
 };
 
+/// The remote command that attaches a read-only control client to
+/// `session` (`tmux` is the argv prefix). It never starts a server: tmux's
+/// attach-session would start one when the remote server has just exited,
+/// and that server, holding our client, would outlive everything on the
+/// user's machine. `-N` says so from tmux 3.2 on; an older tmux, which does
+/// not know the flag, is asked whether its server answers first.
+std::vector<std::string> AttachCommand(const std::vector<std::string>& tmux, const std::string& session);
+
 /// The feed's attach policy, pure: which of the sessions `waiting` (session
 /// -> when first listed) to attach at `now`, given the last moment anything
 /// reached every control client or the feed attached or dropped one

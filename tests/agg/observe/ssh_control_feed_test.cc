@@ -9,10 +9,13 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -103,6 +106,35 @@ TEST(SessionsToAttach, WithNoClientOneIsAttachedAtOnceAndOnePerSettle) {
   // does not make a burst).
   EXPECT_TRUE(SessionsToAttach(waiting, false, 1399 * kMs, 1000 * kMs, o.settle, forced, o).empty());
   EXPECT_EQ(SessionsToAttach(waiting, false, 1400 * kMs, 1000 * kMs, o.settle, forced, o).size(), 1u);
+}
+
+// The feed's attach, run as the remote runs it: against a server that has
+// just exited it fails and starts none (tmux's attach-session would start
+// one, and that server, holding our client, outlived the tests here: a
+// tmux process per run, left on the user's machine in use); against a live
+// server it attaches.
+TEST(AttachCommand, NeverStartsAServerAndAttachesToALiveOne) {
+  TempDir dir;
+  PrivateTmux tmux{dir.path()};
+  LocalExecutor local;
+  // A server started with this configuration leaves a mark.
+  const std::string conf = dir.path() + "/tmux.conf", mark = dir.path() + "/server-started";
+  std::ofstream(conf) << "run-shell 'touch " << mark << "'\n";
+  const std::vector<std::string> prefix = {"tmux", "-S", tmux.socket(), "-f", conf};
+  tmux.Must({"new-session", "-d", "-s", "w", "sh"});
+  // The client runs what its stdin says, then ends at its EOF.
+  const ExecOptions ask{10 * core::kNsPerSec, "display-message -p 'attached to #{session_name}'\n", 1 << 20};
+  auto attached = local.Run(AttachCommand(prefix, "w"), ask);
+  ASSERT_TRUE(attached.ok()) << attached.error().ToString();
+  EXPECT_EQ(attached->exit_code, 0) << attached->err;
+  EXPECT_NE(attached->out.find("attached to w"), std::string::npos) << attached->out;
+
+  tmux.Kill();
+  auto gone = local.Run(AttachCommand(prefix, "w"), ask);
+  ASSERT_TRUE(gone.ok()) << gone.error().ToString();
+  EXPECT_EQ(gone->out.find("attached to"), std::string::npos) << gone->out;
+  usleep(300 * 1000);  // a server's configuration runs as it starts
+  EXPECT_FALSE(std::filesystem::exists(mark)) << "the attach started a server";
 }
 
 class SshControlFeedTest : public ::testing::Test {

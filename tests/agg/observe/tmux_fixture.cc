@@ -41,7 +41,29 @@ PrivateTmux::PrivateTmux(const std::string& dir) : socket_(dir + "/tmux.sock") {
 
 PrivateTmux::~PrivateTmux() { Kill(); }
 
-void PrivateTmux::Kill() { (void)Run({"kill-server"}); }
+void PrivateTmux::Kill() {
+  // tmux 3.3a waits for its clients before it exits, and a control client
+  // whose ssh channel closed can stay (its sshd child gone, the client
+  // alive): the server then outlives the test. What is still there a
+  // second after kill-server is killed by pid.
+  std::vector<pid_t> pids;
+  auto collect = [&](const std::vector<std::string>& args) {
+    ExecResult r = Run(args);
+    if (r.exit_code != 0) return;
+    std::istringstream in(r.out);
+    long pid;
+    while (in >> pid)
+      if (pid > 1 && pid != getpid()) pids.push_back(pid_t(pid));  // a protocol client reports our pid
+  };
+  collect({"display-message", "-p", "#{pid}"});
+  collect({"list-clients", "-F", "#{client_pid}"});
+  (void)Run({"kill-server"});
+  for (int i = 0; i < 100 && !pids.empty(); ++i) {
+    std::erase_if(pids, [](pid_t p) { return kill(p, 0) != 0; });
+    if (!pids.empty()) usleep(10 * 1000);
+  }
+  for (pid_t p : pids) kill(p, SIGKILL);
+}
 
 ExecResult PrivateTmux::Run(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"tmux", "-S", socket_, "-f", "/dev/null"};
