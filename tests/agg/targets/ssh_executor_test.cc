@@ -275,23 +275,33 @@ TEST_F(SshTest, CertAuthorityLinesAreSaidToBeUnsupported) {
       << r.error().message;
 }
 
+// Two sshds, "bastion" and "inner", and the options of a target reached
+// through the first: ProxyJump in an ssh_config of the test's own, with
+// `bastion_extra` (ssh_config lines) for the jump host.
+struct JumpPair {
+  explicit JumpPair(const std::string& bastion_extra) {
+    const std::string cfg = tdir.path() + "/ssh_config";
+    std::ofstream(cfg) << "Host bastion\n  HostName 127.0.0.1\n  Port " << jump.port() << "\n  IdentityFile "
+                       << jdir.path() << "/id_ed25519\n  UserKnownHostsFile " << jdir.path() << "/known_hosts\n"
+                       << bastion_extra << "Host inner\n  HostName 127.0.0.1\n  Port " << target.port()
+                       << "\n  IdentityFile " << tdir.path() << "/id_ed25519\n  UserKnownHostsFile "
+                       << tdir.path() << "/known_hosts\n  ProxyJump " << Sshd::getpwuid_name() << "@bastion\n";
+    options.host = "inner";
+    options.ssh_config = cfg;
+    options.use_agent = false;
+  }
+  TempDir jdir, tdir;
+  Sshd jump{jdir.path()};
+  Sshd target{tdir.path()};
+  SshOptions options;
+};
+
 // ProxyJump through a second sshd: the target's session runs over a
 // direct-tcpip channel on the jump host's session.
 TEST(SshProxyJump, OneHopThroughASecondSshd) {
-  TempDir jdir, tdir;
-  Sshd jump(jdir.path());
-  Sshd target(tdir.path());
-  const std::string cfg = tdir.path() + "/ssh_config";
-  std::ofstream(cfg) << "Host bastion\n  HostName 127.0.0.1\n  Port " << jump.port() << "\n  IdentityFile "
-                     << jdir.path() << "/id_ed25519\n  UserKnownHostsFile " << jdir.path()
-                     << "/known_hosts\n  ServerAliveInterval 1\n"
-                     << "Host inner\n  HostName 127.0.0.1\n  Port " << target.port() << "\n  IdentityFile "
-                     << tdir.path() << "/id_ed25519\n  UserKnownHostsFile " << tdir.path()
-                     << "/known_hosts\n  ProxyJump " << Sshd::getpwuid_name() << "@bastion\n";
-  SshOptions o;
-  o.host = "inner";
-  o.ssh_config = cfg;
-  o.use_agent = false;
+  JumpPair hosts("  ServerAliveInterval 1\n");
+  Sshd& jump = hosts.jump;
+  const SshOptions o = hosts.options;
   SshExecutor ex(o);
   auto r = ex.Run({"echo", "through the jump"}, {});
   ASSERT_TRUE(r.ok()) << r.error().ToString();
@@ -326,20 +336,9 @@ TEST(SshProxyJump, OneHopThroughASecondSshd) {
 // keepalives, and the command fails as unreachable instead of waiting out
 // its own timeout.
 TEST(SshProxyJump, AFrozenJumpHostIsDeclaredDeadByItsKeepalives) {
-  TempDir jdir, tdir;
-  Sshd jump(jdir.path());
-  Sshd target(tdir.path());
-  const std::string cfg = tdir.path() + "/ssh_config";
-  std::ofstream(cfg) << "Host bastion\n  HostName 127.0.0.1\n  Port " << jump.port() << "\n  IdentityFile "
-                     << jdir.path() << "/id_ed25519\n  UserKnownHostsFile " << jdir.path()
-                     << "/known_hosts\n  ServerAliveInterval 1\n  ServerAliveCountMax 2\n"
-                     << "Host inner\n  HostName 127.0.0.1\n  Port " << target.port() << "\n  IdentityFile "
-                     << tdir.path() << "/id_ed25519\n  UserKnownHostsFile " << tdir.path()
-                     << "/known_hosts\n  ProxyJump " << Sshd::getpwuid_name() << "@bastion\n";
-  SshOptions o;
-  o.host = "inner";
-  o.ssh_config = cfg;
-  o.use_agent = false;
+  JumpPair hosts("  ServerAliveInterval 1\n  ServerAliveCountMax 2\n");
+  Sshd& jump = hosts.jump;
+  SshOptions o = hosts.options;
   o.retry_delays = {};
   SshExecutor ex(o);
   auto r = ex.Run({"echo", "up"}, {});
