@@ -268,6 +268,11 @@ TEST(TmuxWrap, SuspendAndResumeWithCtrlZ) {
     return t.Run("capture-pane -p -t sh").find("after-fg\nafter-fg") != std::string::npos;
   }, 5000)) << t.Run("capture-pane -p -t sh");
   t.Keys("sh", "C-d");
+  // The next command is typed once the shell is back, as a person does:
+  // what is typed while the wrapper is still forwarding goes to the agent's
+  // terminal and ends with it (docs/wrap.md, "Typing ahead").
+  ASSERT_TRUE(WaitFor([&] { return t.Run("display-message -p -t sh '#{pane_current_command}'") == "bash\n"; }, 5000))
+      << t.Run("display-message -p -t sh '#{pane_current_command}'");
   t.Literal("sh", "echo rc=$?; stty -a > " + d + "/after");
   t.Keys("sh", "Enter");
   ASSERT_TRUE(WaitFor([&] { return !ReadFile(d + "/after").empty(); }, 5000));
