@@ -125,18 +125,22 @@ std::vector<std::string> SessionsToAttach(const std::map<std::string, TimeNs>& w
   return attach;
 }
 
-std::vector<std::string> AttachCommand(const std::vector<std::string>& tmux, const std::string& session) {
+std::vector<std::string> AttachCommand(const std::vector<std::string>& tmux,
+                                       const std::string& session) {
   const std::string t = core::ShellJoin(tmux);
   // -r: read-only; a control client that never sets a size does not size
-  // the session's windows. tmux before 3.2 has no -N (its -V says 1.x,
-  // 2.x, 3.0 or 3.1, with a letter after some).
-  const std::string attach = "-C attach-session -r -t " + core::ShellJoin({session});
-  const std::string script = "case \"$(" + t + " -V 2>/dev/null)\" in\n"
-                             "  'tmux 1.'*|'tmux 2.'*|'tmux 3.0'|'tmux 3.0'[a-z]|'tmux 3.1'|'tmux 3.1'[a-z]) " + t + " has-session 2>/dev/null && exec " +
-                             t + " " + attach + " ;;\n"
-                             "  *) exec " + t + " -N " + attach + " ;;\n"
-                             "esac\n"
-                             "exit 1\n";
+  // the session's windows.
+  const std::string attach = " -C attach-session -r -t " + core::ShellJoin({session});
+  // tmux before 3.2 has no -N: its -V says 1.x, 2.x, 3.0 or 3.1 (with a
+  // letter after some).
+  const std::string old_tmux =
+      "'tmux 1.'*|'tmux 2.'*|'tmux 3.0'|'tmux 3.0'[a-z]|'tmux 3.1'|'tmux 3.1'[a-z]";
+  const std::string script =
+      "case \"$(" + t + " -V 2>/dev/null)\" in\n" +
+      "  " + old_tmux + ") " + t + " has-session 2>/dev/null && exec " + t + attach + " ;;\n" +
+      "  *) exec " + t + " -N" + attach + " ;;\n" +
+      "esac\n"
+      "exit 1\n";
   return {"sh", "-c", script};
 }
 

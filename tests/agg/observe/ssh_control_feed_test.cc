@@ -16,6 +16,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -135,6 +136,31 @@ TEST(AttachCommand, NeverStartsAServerAndAttachesToALiveOne) {
   EXPECT_EQ(gone->out.find("attached to"), std::string::npos) << gone->out;
   usleep(300 * 1000);  // a server's configuration runs as it starts
   EXPECT_FALSE(std::filesystem::exists(mark)) << "the attach started a server";
+}
+
+// A tmux older than 3.2 does not know -N: the attach runs only once
+// has-session answers, and without the flag. A stand-in tmux that reports
+// its version and logs its arguments shows which commands ran.
+TEST(AttachCommand, AnOldTmuxIsAskedForItsServerFirstAndGetsNoDashN) {
+  TempDir dir;
+  LocalExecutor local;
+  const std::string fake = dir.path() + "/tmux", log = dir.path() + "/log";
+  auto stand_in = [&](const std::string& version, int has_session) {
+    std::ofstream(fake) << "#!/bin/sh\necho \"$*\" >> " << log << "\n"
+                        << "case \"$1\" in -V) echo '" << version << "' ;; has-session) exit "
+                        << has_session << " ;; esac\n";
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+    std::filesystem::remove(log);
+    auto r = local.Run(AttachCommand({fake}, "$1"), ExecOptions{});
+    EXPECT_TRUE(r.ok());
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(stand_in("tmux 3.1c", 1), "-V\nhas-session\n") << "attached with no server";
+  EXPECT_EQ(stand_in("tmux 3.1c", 0), "-V\nhas-session\n-C attach-session -r -t $1\n");
+  EXPECT_EQ(stand_in("tmux 2.9a", 0), "-V\nhas-session\n-C attach-session -r -t $1\n");
+  EXPECT_EQ(stand_in("tmux 3.3a", 0), "-V\n-N -C attach-session -r -t $1\n");
+  EXPECT_EQ(stand_in("tmux 3.10", 0), "-V\n-N -C attach-session -r -t $1\n");
 }
 
 class SshControlFeedTest : public ::testing::Test {
