@@ -133,7 +133,7 @@ if ((built)); then
   took "test (build/)" "$t"
   # The corpus gates (suite "gates", replayed and live) ran and counted
   # above; their per-group figures:
-  grep -hE '^(PTY|CAP|F-PTY|F-CAP|LIVE|F-LIVE) +[^ ]+ +[0-9]+ fixtures ' build/meson-logs/testlog.txt 2>/dev/null | awk '!seen[$0]++' || true
+  grep -hE '^(PTY|PTY-W|CAP|F-PTY|F-CAP|LIVE|F-LIVE) +[^ ]+ +[0-9]+ fixtures ' build/meson-logs/testlog.txt 2>/dev/null | awk '!seen[$0]++' || true
 else
   runs+=(build)  # no suites.junit.xml: counted as a failure
 fi
