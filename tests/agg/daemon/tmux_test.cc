@@ -152,7 +152,10 @@ TEST_F(TmuxTest, AnUnwrappedAgentsVersionAndItsUnreadableScreenAreKept) {
   std::string kept;
   ASSERT_TRUE(PollUntil([&] {
     if (!std::filesystem::exists(dir)) return false;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) kept = e.path().string();
+    // Only a finished screen: the daemon writes `<id>.json.tmp-XXXXXX`
+    // first and renames it (WriteFileAtomic).
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".json") kept = e.path().string();
     return !kept.empty();
   }, 15000)) << "no screen kept";
   std::ifstream in(kept);
