@@ -12,6 +12,7 @@
 
 #include "libagtcore/file.h"
 #include "libagtcore/toml_parse.h"
+#include "agtmux_source_paths.h"
 
 namespace agt::core {
 

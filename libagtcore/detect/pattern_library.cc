@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "agtmux_source_paths.h"
 
 namespace agt::detect {
 namespace {

@@ -10,6 +10,7 @@
 #include "libagtcore/event_redact.h"
 #include "tests/core/redact_adversarial.h"
 #include "tests/core/secret_samples.h"
+#include "agtmux_source_paths.h"
 
 namespace agt::core {
 namespace {

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "libagtcore/detect/pattern_analyzer.h"
+#include "agtmux_source_paths.h"
 
 namespace agt::detect::corpus {
 namespace {

@@ -12,6 +12,7 @@
 #include "state/store/store.h"
 #include "tests/store/redact_reference.h"
 #include "tests/store/store_fixtures.h"
+#include "agtmux_source_paths.h"
 
 namespace agt::state {
 namespace {
