@@ -18,6 +18,7 @@ done
 packages=(
   # build
   meson ninja-build pkg-config g++ clang libclang-rt-14-dev
+  ccache  # meson compiles through it when present: rebuilds of build/ and build-asan/ reuse objects
   # libraries (docs/spec.md §2)
   libuv1-dev libsqlite3-dev rapidjson-dev libpcre2-dev libssh2-1-dev
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev libvterm-dev
