@@ -9,7 +9,7 @@
 #include <rapidjson/writer.h>
 
 #include "cli/daemon_client.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/ids.h"
 
 namespace agt::cli {

@@ -11,7 +11,7 @@
 
 #include "cli/tmux_client.h"
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace CLI {
 class App;

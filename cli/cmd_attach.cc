@@ -17,7 +17,7 @@
 #include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
 #include "cli/tmux_client.h"
-#include "libagtcore/shell.h"
+#include "libagtcore/base/shell.h"
 
 namespace agt::cli {
 

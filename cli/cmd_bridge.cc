@@ -17,7 +17,7 @@
 #include "cli/daemon_client.h"
 #include "cli/exit_codes.h"
 #include "libagtcore/net/unix_http_client.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli {
 namespace {

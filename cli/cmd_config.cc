@@ -12,7 +12,7 @@
 #include "cli/daemon_client.h"
 #include "cli/exit_codes.h"
 #include "libagtcore/config.h"
-#include "libagtcore/paths.h"
+#include "libagtcore/os/paths.h"
 
 namespace agt::cli {
 namespace {

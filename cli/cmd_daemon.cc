@@ -14,8 +14,8 @@
 
 #include "cli/command.h"
 #include "cli/daemon_client.h"
-#include "libagtcore/clock.h"
-#include "libagtcore/process.h"
+#include "libagtcore/base/clock.h"
+#include "libagtcore/os/process.h"
 
 namespace agt::cli {
 namespace {

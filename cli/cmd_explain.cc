@@ -11,7 +11,7 @@
 #include "cli/ref_resolve.h"
 #include "cli/daemon_client.h"
 #include "cli/table.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::cli {
 namespace {

@@ -24,17 +24,17 @@
 
 #include "cli/command.h"
 #include "cli/hook_payload.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/event_codec.h"
 #include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/net/spool.h"
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/net/unix_http_client.h"
-#include "libagtcore/paths.h"
+#include "libagtcore/os/paths.h"
 #include "libagtcore/redact.h"
-#include "libagtcore/timefmt.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/base/timefmt.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli {
 namespace {

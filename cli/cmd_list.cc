@@ -16,8 +16,8 @@
 #include "cli/command.h"
 #include "cli/daemon_client.h"
 #include "cli/table.h"
-#include "libagtcore/clock.h"
-#include "libagtcore/suggest.h"
+#include "libagtcore/base/clock.h"
+#include "libagtcore/base/suggest.h"
 
 namespace agt::cli {
 namespace {

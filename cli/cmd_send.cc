@@ -22,7 +22,7 @@
 #include "cli/daemon_client.h"
 #include "cli/json_fields.h"
 #include "libagtcore/detect/regex.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::cli {
 

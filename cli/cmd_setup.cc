@@ -31,11 +31,11 @@
 #include "cli/shell_init.h"
 #include "cli/setup_config.h"
 #include "cli/text_diff.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/paths.h"
-#include "libagtcore/shell.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/shell.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli {
 namespace {

@@ -22,9 +22,9 @@
 #include "cli/daemon_client.h"
 #include "cli/table.h"
 #include "cli/watch_items.h"
-#include "libagtcore/clock.h"
-#include "libagtcore/json.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/clock.h"
+#include "libagtcore/base/json.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::cli {
 namespace {

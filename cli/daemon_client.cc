@@ -23,14 +23,14 @@
 #include <cstring>
 
 #include "cli/json_fields.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/config.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/net/unix_http_client.h"
-#include "libagtcore/process.h"
+#include "libagtcore/os/process.h"
 #include "libagtcore/ref.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli {
 namespace {

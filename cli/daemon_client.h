@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "libagtcore/net/http_message.h"
-#include "libagtcore/paths.h"
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::cli {
 

@@ -20,7 +20,7 @@
 
 #include "cli/json_fields.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 
 namespace agt::cli {
 namespace {

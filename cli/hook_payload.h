@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "libagtcore/event.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::cli {
 

@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "libagtcore/toml_parse.h"
+#include "libagtcore/base/toml_parse.h"
 
 namespace agt::cli {
 

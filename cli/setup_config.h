@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::cli {
 

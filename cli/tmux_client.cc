@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli {
 

@@ -14,7 +14,7 @@
 #include "aggregator/federation/remote_actions.h"
 #include "aggregator/http/api_error.h"
 #include "libagtcore/config.h"
-#include "libagtcore/paths.h"
+#include "libagtcore/os/paths.h"
 
 namespace agt::agg {
 namespace {

@@ -18,10 +18,10 @@
 #include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 #include "libagtcore/redact.h"
 #include "libagtcore/ref.h"
-#include "libagtcore/shell.h"
+#include "libagtcore/base/shell.h"
 #include "state/store/redact_fallback.h"
 
 namespace agt::agg {

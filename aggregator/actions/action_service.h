@@ -32,9 +32,9 @@
 #include "aggregator/http/views.h"
 #include "aggregator/targets/target_executor.h"
 #include "aggregator/targets/target_registry.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/detect/pattern_library.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/store/store.h"
 
 namespace agt::agg {

@@ -23,11 +23,11 @@
 #include "aggregator/http/api.h"
 #include "aggregator/http/http_server.h"
 #include "aggregator/notify/notifier.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/config.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/log.h"
-#include "libagtcore/process.h"
+#include "libagtcore/os/log.h"
+#include "libagtcore/os/process.h"
 
 namespace agt::agg {
 namespace {

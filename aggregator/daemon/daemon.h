@@ -13,7 +13,7 @@
 #include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
 #include "libagtcore/config.h"
-#include "libagtcore/paths.h"
+#include "libagtcore/os/paths.h"
 
 namespace agt::agg {
 

@@ -22,7 +22,7 @@
 #include "aggregator/http/watch_hub.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/redact.h"
 
 namespace agt::agg {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "aggregator/daemon/state_core.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/store/store.h"
 
 namespace agt::agg {

@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "aggregator/http/json_writer.h"
-#include "libagtcore/json.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/json.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::agg {
 namespace {

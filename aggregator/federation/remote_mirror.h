@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "aggregator/http/views.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

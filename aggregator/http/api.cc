@@ -14,7 +14,7 @@
 #include "aggregator/http/tmux_follow.h"
 #include "aggregator/targets/ssh_executor.h"
 #include "libagtcore/event_codec.h"
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 #include "libagtcore/ref.h"
 
 namespace agt::agg {

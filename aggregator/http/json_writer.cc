@@ -1,7 +1,7 @@
 // JsonOut's one out-of-line helper: times go on the wire as RFC 3339.
 #include "aggregator/http/json_writer.h"
 
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::agg {
 

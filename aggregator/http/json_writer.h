@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

@@ -15,7 +15,7 @@
 #include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

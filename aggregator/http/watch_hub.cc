@@ -12,7 +12,7 @@
 #include <cctype>
 
 #include "aggregator/http/api_error.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/timefmt.h"
 #include "libagtcore/uv/handles.h"
 
 namespace agt::agg {

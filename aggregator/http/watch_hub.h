@@ -21,7 +21,7 @@
 
 #include "aggregator/http/http_server.h"
 #include "aggregator/http/views.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 
 namespace agt::agg {
 

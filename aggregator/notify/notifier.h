@@ -23,7 +23,7 @@
 #include "aggregator/notify/child_process.h"
 #include "aggregator/notify/notify_policy.h"
 #include "aggregator/notify/webhook.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/config.h"
 
 namespace agt::agg {

@@ -14,7 +14,7 @@
 #include "libagtcore/detect/kept_screen.h"
 #include "libagtcore/event.h"
 #include "libagtcore/net/http_message.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

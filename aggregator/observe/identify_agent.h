@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/file_reader.h"
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/os/file_reader.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

@@ -7,7 +7,7 @@
 
 #include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 
 namespace agt::agg {
 

@@ -26,10 +26,10 @@
 #include "cli/ui/screen.h"
 #include "cli/ui/watch_conn.h"
 #include "cli/ui/worker.h"
-#include "libagtcore/clock.h"
-#include "libagtcore/json.h"
-#include "libagtcore/paths.h"
-#include "libagtcore/shell.h"
+#include "libagtcore/base/clock.h"
+#include "libagtcore/base/json.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/shell.h"
 
 namespace agt::cli::ui {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/ui/model.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::cli::ui {
 

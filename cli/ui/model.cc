@@ -4,7 +4,7 @@
 #include "cli/ui/model.h"
 
 #include "cli/json_fields.h"
-#include "libagtcore/utf8.h"
+#include "libagtcore/base/utf8.h"
 
 #include <algorithm>
 #include <cstdlib>

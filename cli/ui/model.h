@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cli/watch_items.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::cli::ui {
 

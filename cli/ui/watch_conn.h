@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "cli/daemon_client.h"
-#include "libagtcore/result.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli::ui {
 

@@ -8,7 +8,7 @@
 
 #include <random>
 
-#include "libagtcore/toml_parse.h"
+#include "libagtcore/base/toml_parse.h"
 
 namespace agt::cli {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "aggregator/actions/action_service.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 
 namespace agt::agg::testing {
 

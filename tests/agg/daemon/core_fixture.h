@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "aggregator/daemon/daemon_core.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "tests/agg/daemon/fake_backend.h"
 
 namespace agt::agg::testing {
