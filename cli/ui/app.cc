@@ -20,10 +20,10 @@
 #include <optional>
 #include <vector>
 
-#include "cli/action_client.h"
-#include "cli/daemon_client.h"
+#include "cli/client/action_client.h"
+#include "cli/client/daemon_client.h"
 #include "cli/ui/model.h"
-#include "cli/ui/screen.h"
+#include "cli/ui/terminal.h"
 #include "cli/ui/watch_conn.h"
 #include "cli/ui/worker.h"
 #include "libagtcore/base/clock.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/watch_items.h"
+#include "cli/client/watch_items.h"
 #include "libagtcore/vocabulary.h"
 
 namespace agt::cli::ui {

@@ -19,7 +19,7 @@
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/collector_runtimes.h"
 #include "aggregator/observe/poller.h"
-#include "cli/hook_payload.h"
+#include "cli/hook/hook_payload.h"
 #include "libagtcore/base/clock.h"
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/event_codec.h"
