@@ -29,7 +29,7 @@
 #include "aggregator/actions/action_runner.h"
 #include "aggregator/actions/send_policy.h"
 #include "aggregator/http/http_server.h"
-#include "aggregator/http/views.h"
+#include "aggregator/view/views.h"
 #include "aggregator/targets/target_executor.h"
 #include "aggregator/targets/target_registry.h"
 #include "libagtcore/base/clock.h"

@@ -18,8 +18,8 @@
 
 #include "aggregator/daemon/drop_counter.h"
 #include "aggregator/daemon/persistence.h"
-#include "aggregator/http/views.h"
-#include "aggregator/http/watch_hub.h"
+#include "aggregator/view/views.h"
+#include "aggregator/view/watch_hub.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
 #include "libagtcore/base/clock.h"

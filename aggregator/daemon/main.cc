@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "aggregator/daemon/daemon.h"
+#include "aggregator/daemon/lifecycle.h"
 #include "aggregator/daemon/real_collectors.h"
 #include "aggregator/targets/tmux_socket.h"
 #include "libagtcore/config.h"

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "aggregator/http/views.h"
+#include "aggregator/view/views.h"
 #include "libagtcore/base/result.h"
 
 namespace agt::agg {

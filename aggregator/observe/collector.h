@@ -19,7 +19,7 @@
 namespace agt::agg {
 
 using core::TimeNs;
-struct PaneRow;  // aggregator/http/views.h
+struct PaneRow;  // aggregator/view/views.h
 
 /// Sends one request to a federated target's own agtmuxd; `done` runs on
 /// the loop thread with its answer.

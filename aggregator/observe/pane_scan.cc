@@ -1,7 +1,7 @@
 // Identification of the panes of one scan (see pane_scan.h).
 #include "aggregator/observe/pane_scan.h"
 
-#include "aggregator/observe/identify_agent.h"
+#include "aggregator/observe/pane_agent.h"
 #include "libagtcore/net/tmux_identity.h"
 
 namespace agt::agg {

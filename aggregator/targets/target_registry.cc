@@ -5,7 +5,7 @@
 
 #include <rapidjson/document.h>
 
-#include "aggregator/http/json_writer.h"
+#include "aggregator/view/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/os/file.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "aggregator/daemon/persistence.h"
-#include "aggregator/daemon/state_core.h"
+#include "aggregator/daemon/engine_seam.h"
 #include "tests/agg/daemon/fake_backend.h"
 #include "tests/state/event_builder.h"
 

@@ -1,5 +1,5 @@
 // In-memory fakes of the daemon's two seams, StateCore and Persistence
-// (aggregator/daemon/state_core.h, persistence.h), for fast unit tests of
+// (aggregator/daemon/engine_seam.h, persistence.h), for fast unit tests of
 // DaemonCore and the API without SQLite or the real engine. Each records
 // what it was asked. tests/agg/daemon/backend_contract_test.cc runs the
 // same expectations against these and the real implementations, so the
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "aggregator/daemon/persistence.h"
-#include "aggregator/daemon/state_core.h"
+#include "aggregator/daemon/engine_seam.h"
 
 namespace agt::agg::testing {
 

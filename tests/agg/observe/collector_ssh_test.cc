@@ -13,7 +13,7 @@
 
 #include <fstream>
 
-#include "aggregator/observe/identify_agent.h"
+#include "aggregator/observe/pane_agent.h"
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/os/file_reader.h"
 #include "libagtcore/base/text.h"

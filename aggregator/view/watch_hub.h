@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "aggregator/http/http_server.h"
-#include "aggregator/http/views.h"
+#include "aggregator/view/views.h"
 #include "libagtcore/base/clock.h"
 
 namespace agt::agg {

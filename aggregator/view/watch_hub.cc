@@ -6,7 +6,7 @@
 // panes each sequence touched, so a resumed cursor gets one delta bringing
 // it from its sequence to now (coalesced; the cursor contract only promises
 // to continue after the sequence).
-#include "aggregator/http/watch_hub.h"
+#include "aggregator/view/watch_hub.h"
 
 #include <algorithm>
 #include <cctype>

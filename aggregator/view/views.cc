@@ -3,7 +3,7 @@
 // them up into windows and sessions, and renders items with their identity.
 // Rendering is deterministic (sorted rows, fixed key order), so the watch hub
 // can diff two renderings item by item.
-#include "aggregator/http/views.h"
+#include "aggregator/view/views.h"
 
 #include <algorithm>
 #include <set>

@@ -1,5 +1,5 @@
 // StateCore over the state engine (state/engine.h).
-#include "aggregator/daemon/state_core.h"
+#include "aggregator/daemon/engine_seam.h"
 
 namespace agt::agg {
 namespace {

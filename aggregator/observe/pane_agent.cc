@@ -1,9 +1,9 @@
-// Agent identification for a pane (see identify_agent.h). Order: a wrapper
+// Agent identification for a pane (see pane_agent.h). Order: a wrapper
 // is never an observed runtime; then detect::Identify on the foreground
 // process's own name, its cmdline and the title (exclusions, process names,
 // Claude Code's version-number name, node/bun script paths, title glyphs);
 // then, for a process started under another argv[0], the same on that name.
-#include "aggregator/observe/identify_agent.h"
+#include "aggregator/observe/pane_agent.h"
 
 #include <unistd.h>
 

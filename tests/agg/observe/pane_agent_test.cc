@@ -1,5 +1,5 @@
 // Agent identification from canned /proc files and process names.
-#include "aggregator/observe/identify_agent.h"
+#include "aggregator/observe/pane_agent.h"
 
 #include <gtest/gtest.h>
 

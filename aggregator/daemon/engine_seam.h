@@ -1,5 +1,5 @@
 // The daemon's view of the state engine: a narrow interface over
-// state::Engine (state/engine.h), implemented in state_core.cc, so the API
+// state::Engine (state/engine.h), implemented in engine_seam.cc, so the API
 // and the views need not know the engine's internals.
 #pragma once
 

@@ -1,8 +1,8 @@
-// MakeDaemonWorld (see daemon_world.h). Only local targets have an
+// MakeDaemonWorld (see daemon_action_world.h). Only local targets have an
 // executor: an action on an ssh target is refused as unsupported by the
 // service. Sleep runs on an action's worker thread (never on the loop),
 // so it may simply sleep.
-#include "aggregator/actions/daemon_world.h"
+#include "aggregator/actions/daemon_action_world.h"
 
 #include <signal.h>
 

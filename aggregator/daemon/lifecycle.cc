@@ -1,9 +1,9 @@
-// agtmuxd's lifecycle (see daemon.h). Start-up order matters: the lock is
+// agtmuxd's lifecycle (see lifecycle.h). Start-up order matters: the lock is
 // taken before anything touches the socket, a stale socket is removed only
 // while holding it, the store is restored before the socket accepts, and
 // the spool is drained before the collectors start, so events the wrapper
 // spooled while the daemon was away land before fresh CAP verdicts.
-#include "aggregator/daemon/daemon.h"
+#include "aggregator/daemon/lifecycle.h"
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
