@@ -10,12 +10,10 @@
 #include <string_view>
 #include <vector>
 
-namespace agt::core {
+// Every event and signal is stamped in TimeNs; its users get it from here.
+#include "libagtcore/base/time_ns.h"
 
-/// Nanoseconds since the Unix epoch (wall clock) unless a name says otherwise.
-using TimeNs = int64_t;
-constexpr TimeNs kNsPerMs = 1'000'000;
-constexpr TimeNs kNsPerSec = 1'000'000'000;
+namespace agt::core {
 
 /// Canonical states (docs/spec.md §4). Declared in precedence order, highest first.
 enum class State : uint8_t {

@@ -2,7 +2,7 @@
 // clock; everything else takes a Clock& so tests can drive time.
 #pragma once
 
-#include "libagtcore/vocabulary.h"
+#include "libagtcore/base/time_ns.h"
 
 namespace agt::core {
 

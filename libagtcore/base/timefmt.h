@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "libagtcore/base/result.h"
-#include "libagtcore/vocabulary.h"
+#include "libagtcore/base/time_ns.h"
 
 namespace agt::core {
 
