@@ -1,10 +1,10 @@
-// StateCore over the state engine (state/engine.h).
+// EngineSeam over the state engine (state/engine.h).
 #include "aggregator/daemon/engine_seam.h"
 
 namespace agt::agg {
 namespace {
 
-class EngineCore final : public StateCore {
+class EngineCore final : public EngineSeam {
  public:
   explicit EngineCore(const state::EngineOptions& o) : engine_(o) {}
   void ApplyInto(const core::Event& e, core::TimeNs now, state::Effects* out) override {
@@ -40,7 +40,7 @@ class EngineCore final : public StateCore {
 
 }  // namespace
 
-std::unique_ptr<StateCore> CreateStateCore(const state::EngineOptions& options) {
+std::unique_ptr<EngineSeam> CreateEngineSeam(const state::EngineOptions& options) {
   return std::make_unique<EngineCore>(options);
 }
 

@@ -12,9 +12,9 @@
 
 namespace agt::agg {
 
-class StateCore {
+class EngineSeam {
  public:
-  virtual ~StateCore() = default;
+  virtual ~EngineSeam() = default;
   /// See state::Engine::ApplyInto: applies `e` into a caller-owned Effects,
   /// whose rows are overwritten in place when the caller reuses it.
   virtual void ApplyInto(const core::Event& e, core::TimeNs now, state::Effects* out) = 0;
@@ -40,6 +40,6 @@ class StateCore {
 };
 
 /// The engine this build links (state::Engine when available).
-std::unique_ptr<StateCore> CreateStateCore(const state::EngineOptions& options);
+std::unique_ptr<EngineSeam> CreateEngineSeam(const state::EngineOptions& options);
 
 }  // namespace agt::agg

@@ -99,9 +99,9 @@ core::TimeNs ProcessStartTime(int64_t pid, const core::FileReader& files) {
   return btime * core::kNsPerSec + core::TimeNs(*ticks) * (core::kNsPerSec / hz);
 }
 
-AgentIdentity IdentifyAgent(std::string_view current_command, const ProcessView* fg,
+PaneAgent IdentifyAgent(std::string_view current_command, const ProcessView* fg,
                             std::string_view title) {
-  AgentIdentity id;
+  PaneAgent id;
   std::string_view name = fg ? std::string_view(fg->comm) : current_command;
   std::string_view argv0 = fg && !fg->argv.empty() ? std::string_view(fg->argv[0]) : name;
   if (fg && (Basename(argv0) == "agtmux" || name == "agtmux") && fg->argv.size() >= 2 &&

@@ -39,14 +39,16 @@ core::Result<ProcessView> ForegroundProcess(int64_t pane_pid, const core::FileRe
 /// Wall-clock start time of `pid` (stat field 22 + btime); 0 when unknown.
 core::TimeNs ProcessStartTime(int64_t pid, const core::FileReader& files);
 
-struct AgentIdentity {
+/// The agent a pane runs, as the collectors decide it (not
+/// detect::AgentIdentity, which is one rule of patterns/identify.toml).
+struct PaneAgent {
   std::string agent_type;  // "claude", "codex", "gemini", ...; empty = none
   bool wrapped = false;    // `agtmux wrap ...`: the wrapper announces itself
 };
 
 /// Applies the rules to a foreground process (`fg` may be null: only
 /// `current_command` is known, e.g. over ssh) and the pane title.
-AgentIdentity IdentifyAgent(std::string_view current_command, const ProcessView* fg,
+PaneAgent IdentifyAgent(std::string_view current_command, const ProcessView* fg,
                             std::string_view title = {});
 
 }  // namespace agt::agg

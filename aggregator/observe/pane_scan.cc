@@ -44,7 +44,7 @@ PaneScanner::Result PaneScanner::Scan(const std::vector<PaneRecord>& records, co
       c.fg_pid = fg_pid;
       c.current_command = p.current_command;
       auto fg = ForegroundProcess(p.pid, files);
-      AgentIdentity id = IdentifyAgent(p.current_command, fg ? &*fg : nullptr, p.title);
+      PaneAgent id = IdentifyAgent(p.current_command, fg ? &*fg : nullptr, p.title);
       c.agent_type = id.agent_type;
       c.wrapped = id.wrapped;
       if (fg) {

@@ -79,7 +79,7 @@ std::shared_ptr<const PaneJsonParts> PaneJsonPartsOf(const PaneRow& r);
 /// Everything the views need, owned by the daemon core.
 struct ViewSources {
   const std::map<std::string, Topology>* topologies;
-  const StateCore* core;
+  const EngineSeam* core;
   const TargetRegistry* targets;
   /// Federated targets' panes (RemoteMirror rows), shown as they are.
   const std::map<std::string, std::vector<PaneRow>>* remote = nullptr;

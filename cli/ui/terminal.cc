@@ -1,4 +1,4 @@
-// Screen (see screen.h): the only file of `agtmux ui` that calls ncurses.
+// Terminal (see terminal.h): the only file of `agtmux ui` that calls ncurses.
 // Colours follow the tables' rule (cli/table.h ColorEnabled: NO_COLOR
 // turns them off) on the terminal's default background.
 #include "cli/ui/terminal.h"
@@ -16,7 +16,7 @@ enum Pair : short { kPairRed = 1, kPairYellow, kPairGreen, kPairCyan };
 
 }  // namespace
 
-Screen::Screen() {
+Terminal::Terminal() {
   std::setlocale(LC_ALL, "");
   set_escdelay(25);  // Esc quits: do not wait a second for an escape sequence
   initscr();
@@ -39,7 +39,7 @@ Screen::Screen() {
   }
 }
 
-short Screen::PairFor(int16_t fg, int16_t bg) {
+short Terminal::PairFor(int16_t fg, int16_t bg) {
   if (fg < 0 && bg < 0) return 0;
   auto it = pairs_.find({fg, bg});
   if (it != pairs_.end()) return it->second;
@@ -57,19 +57,19 @@ short Screen::PairFor(int16_t fg, int16_t bg) {
   return pair;
 }
 
-Screen::~Screen() { End(); }
+Terminal::~Terminal() { End(); }
 
-void Screen::End() {
+void Terminal::End() {
   if (ended_) return;
   ended_ = true;
   curs_set(1);
   endwin();
 }
 
-int Screen::cols() const { return COLS; }
-int Screen::rows() const { return LINES; }
+int Terminal::cols() const { return COLS; }
+int Terminal::rows() const { return LINES; }
 
-int Screen::ReadKey() {
+int Terminal::ReadKey() {
   while (true) {
     wint_t ch = 0;
     int rc = get_wch(&ch);
@@ -98,7 +98,7 @@ int Screen::ReadKey() {
   }
 }
 
-size_t Screen::Paint(const std::vector<FrameLine>& frame) {
+size_t Terminal::Paint(const std::vector<FrameLine>& frame) {
   size_t changed = 0;
   for (size_t i = 0; i < frame.size() && static_cast<int>(i) < LINES; ++i) {
     if (i < last_.size() && last_[i] == frame[i]) continue;

@@ -14,13 +14,13 @@
 
 namespace agt::cli::ui {
 
-class Screen {
+class Terminal {
  public:
   /// Takes over the terminal (stdin/stdout must be one).
-  Screen();
-  ~Screen();
-  Screen(const Screen&) = delete;
-  Screen& operator=(const Screen&) = delete;
+  Terminal();
+  ~Terminal();
+  Terminal(const Terminal&) = delete;
+  Terminal& operator=(const Terminal&) = delete;
 
   int cols() const;
   int rows() const;

@@ -50,7 +50,7 @@ struct RealWorld final : World {
     CoreOptions o;
     o.host_socket = "/nonexistent/tmux-test/default";
     auto c = DaemonCore::Create(&loop, clock, o,
-                                Backend{std::make_unique<testing::FakeStateCore>(),
+                                Backend{std::make_unique<testing::FakeEngineSeam>(),
                                         std::make_unique<testing::FakePersistence>()});
     EXPECT_TRUE(c.ok());
     core = std::move(*c);

@@ -1,4 +1,4 @@
-// In-memory fakes of the daemon's two seams, StateCore and Persistence
+// In-memory fakes of the daemon's two seams, EngineSeam and Persistence
 // (aggregator/daemon/engine_seam.h, persistence.h), for fast unit tests of
 // DaemonCore and the API without SQLite or the real engine. Each records
 // what it was asked. tests/agg/daemon/backend_contract_test.cc runs the
@@ -25,7 +25,7 @@ namespace agt::agg::testing {
 /// sets its pane's state (for an unknown one: E_RUNTIME_STALE); a repeated (runtime or pane,
 /// source, dedupe_key) is a duplicate; target_health_changed is reported.
 /// Anything else is stored without effect. It records every call.
-class FakeStateCore final : public StateCore {
+class FakeEngineSeam final : public EngineSeam {
  public:
   struct Applied {
     core::Event event;
@@ -81,7 +81,7 @@ class FakePersistence final : public Persistence {
   const FakeDisk& disk() const { return *disk_; }
 
   core::Status Commit(const std::vector<Applied>& batch, core::TimeNs now) override;
-  core::Result<core::TimeNs> Restore(StateCore& core) override;
+  core::Result<core::TimeNs> Restore(EngineSeam& core) override;
   core::Status Flush() override;
   core::Result<state::RetentionReport> RunRetention(core::TimeNs now,
                                                     const state::RetentionOptions& options) override;

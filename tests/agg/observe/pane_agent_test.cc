@@ -60,7 +60,7 @@ TEST(IdentifyAgent, TitleIsTheWeakestEvidence) {
 
 TEST(IdentifyAgent, WrappedPaneIsFlagged) {
   auto w = Proc("agtmux", {"/usr/bin/agtmux", "wrap", "claude", "--x"});
-  AgentIdentity id = IdentifyAgent("agtmux", &w);
+  PaneAgent id = IdentifyAgent("agtmux", &w);
   EXPECT_TRUE(id.wrapped);
   EXPECT_EQ(id.agent_type, "claude");
   // The wrapper shows as its agent to tmux (cli/process_title.h): argv[0]
