@@ -2,7 +2,7 @@
 // its feature (cli/cmd_*.cc, wrap/, ...); this file only lists them.
 #include "cli/command.h"
 
-#include "cli/shell_init.h"
+#include "cli/cmd/shell_init.h"
 
 namespace agt::cli {
 CommandSpec HookCommand();

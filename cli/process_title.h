@@ -4,7 +4,7 @@
 // wrapper. ShowAsCommand rewrites this process's argument area in place so
 // that the window shows the agent's name, as it would unwrapped, while the
 // rest (`wrap <agent> ...`) and the process name (comm, `agtmux`) stay, so
-// the daemon still knows the pane as wrapped (aggregator/observe/identify_agent.h).
+// the daemon still knows the pane as wrapped (aggregator/observe/pane_agent.h).
 #pragma once
 
 #include <string_view>

@@ -11,7 +11,7 @@
 #include <cstdlib>
 
 #include "cli/json_fields.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::cli {
 

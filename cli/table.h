@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::cli {
 

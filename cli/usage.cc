@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/suggest.h"
+#include "libagtcore/base/suggest.h"
 
 namespace agt::cli {
 namespace {

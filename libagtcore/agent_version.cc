@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "libagtcore/file.h"
-#include "libagtcore/json.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/base/json.h"
 
 namespace agt::core {
 namespace {

@@ -21,11 +21,11 @@
 #include <sstream>
 #include <toml++/toml.h>
 
-#include "libagtcore/file.h"
-#include "libagtcore/log.h"
-#include "libagtcore/suggest.h"
-#include "libagtcore/timefmt.h"
-#include "libagtcore/toml_parse.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/os/log.h"
+#include "libagtcore/base/suggest.h"
+#include "libagtcore/base/timefmt.h"
+#include "libagtcore/base/toml_parse.h"
 
 namespace agt::core {
 namespace {

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::core {
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::core {
 

@@ -14,9 +14,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "libagtcore/json.h"
-#include "libagtcore/timefmt.h"
-#include "libagtcore/utf8.h"
+#include "libagtcore/base/json.h"
+#include "libagtcore/base/timefmt.h"
+#include "libagtcore/base/utf8.h"
 
 namespace agt::core {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "libagtcore/event.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::core {
 

@@ -21,7 +21,7 @@
 #include <array>
 #include <mutex>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::core {
 namespace {

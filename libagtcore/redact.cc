@@ -10,8 +10,8 @@
 
 #include <pcre2.h>
 
-#include "libagtcore/file.h"
-#include "libagtcore/toml_parse.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/base/toml_parse.h"
 #include "agtmux_source_paths.h"
 
 namespace agt::core {

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "libagtcore/event.h"
-#include "libagtcore/paths.h"
-#include "libagtcore/result.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::core {
 

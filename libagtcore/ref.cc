@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "libagtcore/utf8.h"
+#include "libagtcore/base/utf8.h"
 
 namespace agt::core {
 namespace {

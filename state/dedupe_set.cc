@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::state {
 

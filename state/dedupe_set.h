@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 #include "state/hash_bytes.h"
 
 namespace agt::state {

@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/engine_impl.h"
 #include "state/field_copy.h"
 

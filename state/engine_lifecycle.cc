@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "libagtcore/ids.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/binder.h"
 #include "state/engine.h"
 #include "state/engine_impl.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/engine.h"
 #include "state/engine_impl.h"
 #include "state/field_copy.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "libagtcore/event.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::state {
 

@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 
 namespace agt::wrap {
 namespace {

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::wrap {
 

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/event_codec.h"
 #include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"

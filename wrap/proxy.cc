@@ -24,9 +24,9 @@
 #include <string>
 
 #include "libagtcore/agent_version.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/detect/kept_screen.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/redact.h"
 #include "wrap/analyzer_factory.h"

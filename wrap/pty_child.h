@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "libagtcore/result.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/os/unique_fd.h"
 
 struct winsize;
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 #include "wrap/asciicast.h"
 
 namespace agt::wrap {

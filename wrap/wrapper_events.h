@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/event.h"
 
 namespace agt::wrap {

@@ -1,5 +1,5 @@
 // ServeActions: routes /v1/actions/* to the daemon's ActionService over
-// the daemon's ActionWorld (daemon_world.h). An action's answer is
+// the daemon's ActionWorld (daemon_action_world.h). An action's answer is
 // deferred (the HTTP server's DeferredReply) until its tmux work, run by a
 // pool of worker threads, is done.
 #include "aggregator/actions/action_api.h"
@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "aggregator/actions/action_service.h"
-#include "aggregator/actions/daemon_world.h"
+#include "aggregator/actions/daemon_action_world.h"
 #include "aggregator/federation/remote_actions.h"
 #include "aggregator/http/api_error.h"
 #include "libagtcore/config.h"
-#include "libagtcore/paths.h"
+#include "libagtcore/os/paths.h"
 
 namespace agt::agg {
 namespace {

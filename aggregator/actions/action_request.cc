@@ -11,8 +11,8 @@
 #include <cstdio>
 
 #include "aggregator/actions/action_service.h"
-#include "libagtcore/json.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/json.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::agg {
 namespace {

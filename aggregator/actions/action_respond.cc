@@ -10,7 +10,7 @@
 #include "aggregator/actions/action_service.h"
 #include "aggregator/actions/respond_plan.h"
 #include "libagtcore/detect/pattern_analyzer.h"
-#include "libagtcore/text.h"
+#include "libagtcore/base/text.h"
 
 namespace agt::agg {
 namespace {

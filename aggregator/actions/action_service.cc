@@ -15,13 +15,13 @@
 #include <optional>
 
 #include "aggregator/http/api_error.h"
-#include "aggregator/http/json_writer.h"
+#include "aggregator/view/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 #include "libagtcore/redact.h"
 #include "libagtcore/ref.h"
-#include "libagtcore/shell.h"
+#include "libagtcore/base/shell.h"
 #include "state/store/redact_fallback.h"
 
 namespace agt::agg {

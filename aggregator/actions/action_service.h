@@ -29,12 +29,12 @@
 #include "aggregator/actions/action_runner.h"
 #include "aggregator/actions/send_policy.h"
 #include "aggregator/http/http_server.h"
-#include "aggregator/http/views.h"
+#include "aggregator/view/views.h"
 #include "aggregator/targets/target_executor.h"
 #include "aggregator/targets/target_registry.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/detect/pattern_library.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/store/store.h"
 
 namespace agt::agg {

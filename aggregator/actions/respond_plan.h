@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "libagtcore/detect/menu.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

@@ -10,7 +10,7 @@
 
 #include "libagtcore/config.h"
 #include "libagtcore/detect/regex.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

@@ -12,7 +12,7 @@
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/event_redact.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/process.h"
+#include "libagtcore/os/process.h"
 #include "libagtcore/uv/handles.h"
 
 namespace agt::agg {

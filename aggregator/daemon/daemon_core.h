@@ -18,11 +18,11 @@
 
 #include "aggregator/daemon/drop_counter.h"
 #include "aggregator/daemon/persistence.h"
-#include "aggregator/http/views.h"
-#include "aggregator/http/watch_hub.h"
+#include "aggregator/view/views.h"
+#include "aggregator/view/watch_hub.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/redact.h"
 
 namespace agt::agg {
@@ -113,7 +113,7 @@ class DaemonCore final : public CollectorSink {
   std::vector<PaneRow> Rows() const;
   ViewSources sources() const { return {&topologies_, backend_.core.get(), &targets_, &remote_}; }
   TargetRegistry& targets() { return targets_; }
-  const StateCore& state() const { return *backend_.core; }
+  const EngineSeam& state() const { return *backend_.core; }
   /// The loop this core runs on (the action service hands work back to it).
   uv_loop_t* loop() const { return loop_; }
   const Persistence& persistence() const { return *backend_.persistence; }

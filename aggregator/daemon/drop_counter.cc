@@ -5,8 +5,8 @@
 
 #include <rapidjson/document.h>
 
-#include "libagtcore/file.h"
-#include "libagtcore/json.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/base/json.h"
 
 namespace agt::agg {
 

@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

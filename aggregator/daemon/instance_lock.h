@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "libagtcore/result.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::agg {
 

@@ -5,12 +5,12 @@
 
 #include <cstdio>
 
-#include "aggregator/daemon/daemon.h"
+#include "aggregator/daemon/lifecycle.h"
 #include "aggregator/daemon/real_collectors.h"
 #include "aggregator/targets/tmux_socket.h"
 #include "libagtcore/config.h"
-#include "libagtcore/paths.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/timefmt.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"agtmuxd: the agtmux daemon (normally started by agtmux on demand)"};

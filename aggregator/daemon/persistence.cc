@@ -32,7 +32,7 @@ class StorePersistence final : public Persistence {
     return store_->CommitBatch(std::span<const state::Effects* const>(effects_), now);
   }
 
-  core::Result<core::TimeNs> Restore(StateCore& core) override {
+  core::Result<core::TimeNs> Restore(EngineSeam& core) override {
     auto snap = store_->LoadSnapshot();
     if (!snap.ok()) return snap.error();
     core.Restore(*snap);
@@ -104,7 +104,7 @@ core::Result<Backend> CreateBackend(const BackendOptions& options) {
   if (!store.ok()) return store.error();
   ImportOldActionStore(options.state_dir, **store);
   Backend b;
-  b.core = CreateStateCore(options.engine);
+  b.core = CreateEngineSeam(options.engine);
   b.persistence = std::make_unique<StorePersistence>(std::move(*store));
   return b;
 }

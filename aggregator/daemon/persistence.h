@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "aggregator/daemon/state_core.h"
-#include "libagtcore/result.h"
+#include "aggregator/daemon/engine_seam.h"
+#include "libagtcore/base/result.h"
 #include "state/store/store.h"
 
 namespace agt::agg {
@@ -29,7 +29,7 @@ class Persistence {
   virtual core::Status Commit(const std::vector<Applied>& batch, core::TimeNs now) = 0;
   /// Rebuilds `core` from what was persisted (daemon start-up); returns the
   /// newest ingested_at seen, so stamping stays strictly increasing.
-  virtual core::Result<core::TimeNs> Restore(StateCore& core) = 0;
+  virtual core::Result<core::TimeNs> Restore(EngineSeam& core) = 0;
   /// Flushes everything (WAL checkpoint) at shutdown.
   virtual core::Status Flush() = 0;
   /// Clears old payloads and deletes old events (docs/spec.md §6 retention); the
@@ -43,7 +43,7 @@ class Persistence {
 };
 
 struct Backend {
-  std::unique_ptr<StateCore> core;
+  std::unique_ptr<EngineSeam> core;
   std::unique_ptr<Persistence> persistence;
 };
 

@@ -9,10 +9,10 @@
 #include "aggregator/observe/collector_local.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "aggregator/targets/tmux_socket.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/file_reader.h"
-#include "libagtcore/paths.h"
+#include "libagtcore/os/file_reader.h"
+#include "libagtcore/os/paths.h"
 #include "libagtcore/uv/handles.h"
 
 #include <unistd.h>

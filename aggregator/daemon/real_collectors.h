@@ -4,7 +4,7 @@
 // without tmux.
 #pragma once
 
-#include "aggregator/daemon/daemon.h"
+#include "aggregator/daemon/lifecycle.h"
 #include "libagtcore/config.h"
 
 namespace agt::agg {

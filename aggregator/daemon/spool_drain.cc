@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 #include "libagtcore/net/spool.h"
 
 namespace agt::agg {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/uv/handles.h"
 

@@ -18,7 +18,7 @@
 #include "aggregator/federation/remote_mirror.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/collector_health.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 
 namespace agt::agg {
 

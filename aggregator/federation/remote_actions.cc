@@ -6,7 +6,7 @@
 
 #include "aggregator/federation/remote_names.h"
 #include "aggregator/http/api_error.h"
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 #include "libagtcore/ref.h"
 
 namespace agt::agg {

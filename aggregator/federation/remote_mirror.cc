@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "aggregator/http/json_writer.h"
-#include "libagtcore/json.h"
-#include "libagtcore/timefmt.h"
+#include "aggregator/view/json_writer.h"
+#include "libagtcore/base/json.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::agg {
 namespace {

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "aggregator/http/views.h"
-#include "libagtcore/result.h"
+#include "aggregator/view/views.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

@@ -14,7 +14,7 @@
 #include "aggregator/http/tmux_follow.h"
 #include "aggregator/targets/ssh_executor.h"
 #include "libagtcore/event_codec.h"
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 #include "libagtcore/ref.h"
 
 namespace agt::agg {
@@ -320,7 +320,7 @@ class Api {
     if (it == req.query.end()) return Error(400, core::Err::kRefInvalid, "query parameter 'ref' is required");
     auto ref = core::ParseRef(it->second);
     if (!ref) return ErrorResponse(400, ref.error());
-    const StateCore& st = ctx_.core->state();
+    const EngineSeam& st = ctx_.core->state();
     std::vector<PaneRow> rows = ctx_.core->Rows();
     const PaneRow* row = nullptr;
     for (const PaneRow& r : rows) {

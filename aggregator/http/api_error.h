@@ -7,7 +7,7 @@
 #include <string>
 
 #include "aggregator/http/http_server.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

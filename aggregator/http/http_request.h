@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

@@ -19,7 +19,7 @@
 #include <utility>
 
 #include "aggregator/http/api_error.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/unique_fd.h"
 #include "libagtcore/uv/handles.h"
 
 namespace agt::agg {

@@ -18,7 +18,7 @@
 #include <string_view>
 
 #include "aggregator/http/http_request.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

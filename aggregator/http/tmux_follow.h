@@ -8,7 +8,7 @@
 #include <string>
 
 #include "aggregator/targets/target_registry.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

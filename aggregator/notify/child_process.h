@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/http/views.h"
-#include "aggregator/http/watch_hub.h"
+#include "aggregator/view/views.h"
+#include "aggregator/view/watch_hub.h"
 #include "aggregator/notify/child_process.h"
 #include "aggregator/notify/notify_policy.h"
 #include "aggregator/notify/webhook.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/config.h"
 
 namespace agt::agg {

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

@@ -14,12 +14,12 @@
 #include "libagtcore/detect/kept_screen.h"
 #include "libagtcore/event.h"
 #include "libagtcore/net/http_message.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 
 using core::TimeNs;
-struct PaneRow;  // aggregator/http/views.h
+struct PaneRow;  // aggregator/view/views.h
 
 /// Sends one request to a federated target's own agtmuxd; `done` runs on
 /// the loop thread with its answer.

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "libagtcore/event.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 
-/// The one target health (libagtcore/state.h), named for this file's use.
+/// The one target health (libagtcore/vocabulary.h), named for this file's use.
 using Health = core::TargetHealth;
 
 struct HealthOptions {

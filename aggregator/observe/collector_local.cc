@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "aggregator/observe/identify_agent.h"
+#include "aggregator/observe/pane_agent.h"
 #include "aggregator/observe/tmux_format.h"
 #include "libagtcore/agent_version.h"
 #include "libagtcore/ids.h"

@@ -30,9 +30,9 @@
 #include "aggregator/observe/scan_step.h"
 #include "aggregator/observe/session_feeds.h"
 #include "aggregator/observe/tmux_control_client.h"
-#include "libagtcore/clock.h"
-#include "libagtcore/file_reader.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/clock.h"
+#include "libagtcore/os/file_reader.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

@@ -9,10 +9,10 @@
 
 #include "aggregator/observe/tmux_format.h"
 #include "aggregator/targets/base64.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/shell.h"
-#include "libagtcore/text.h"
+#include "libagtcore/base/shell.h"
+#include "libagtcore/base/text.h"
 
 namespace agt::agg {
 namespace {

@@ -44,8 +44,8 @@
 #include "aggregator/observe/ssh_control_feed.h"
 #include "aggregator/targets/ssh_executor.h"
 #include "aggregator/targets/target_executor.h"
-#include "libagtcore/clock.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/clock.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

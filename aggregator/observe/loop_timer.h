@@ -15,7 +15,7 @@
 
 #include <functional>
 
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

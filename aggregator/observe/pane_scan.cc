@@ -1,7 +1,7 @@
 // Identification of the panes of one scan (see pane_scan.h).
 #include "aggregator/observe/pane_scan.h"
 
-#include "aggregator/observe/identify_agent.h"
+#include "aggregator/observe/pane_agent.h"
 #include "libagtcore/net/tmux_identity.h"
 
 namespace agt::agg {
@@ -44,7 +44,7 @@ PaneScanner::Result PaneScanner::Scan(const std::vector<PaneRecord>& records, co
       c.fg_pid = fg_pid;
       c.current_command = p.current_command;
       auto fg = ForegroundProcess(p.pid, files);
-      AgentIdentity id = IdentifyAgent(p.current_command, fg ? &*fg : nullptr, p.title);
+      PaneAgent id = IdentifyAgent(p.current_command, fg ? &*fg : nullptr, p.title);
       c.agent_type = id.agent_type;
       c.wrapped = id.wrapped;
       if (fg) {

@@ -15,7 +15,7 @@
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/poller.h"
 #include "aggregator/observe/tmux_format.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 
 namespace agt::agg {
 

@@ -25,7 +25,7 @@
 #include "aggregator/observe/pane_scan.h"
 #include "aggregator/observe/poller.h"
 #include "aggregator/observe/tmux_format.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 
 namespace agt::agg {
 

@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "aggregator/observe/tmux_control.h"
-#include "libagtcore/shell.h"
-#include "libagtcore/text.h"
+#include "libagtcore/base/shell.h"
+#include "libagtcore/base/text.h"
 #include "libagtcore/uv/handles.h"
 
 namespace agt::agg {

@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "aggregator/targets/ssh_executor.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 
 namespace agt::agg {
 

@@ -33,8 +33,8 @@
 
 #include "aggregator/observe/loop_timer.h"
 #include "aggregator/observe/tmux_imsg.h"
-#include "libagtcore/file.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/os/unique_fd.h"
 #include "libagtcore/uv/handles.h"
 
 extern char** environ;

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "aggregator/observe/tmux_control.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

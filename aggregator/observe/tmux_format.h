@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "aggregator/observe/collector.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/result.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::agg::imsg {
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "libagtcore/text.h"
+#include "libagtcore/base/text.h"
 
 namespace agt::agg {
 namespace {

@@ -11,8 +11,8 @@
 #include <cstdlib>
 
 #include "aggregator/targets/ssh_executor.h"
-#include "libagtcore/file.h"
-#include "libagtcore/text.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/base/text.h"
 
 namespace agt::agg {
 namespace {

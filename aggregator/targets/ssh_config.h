@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::agg {
 

@@ -34,9 +34,9 @@
 #include "aggregator/targets/base64.h"
 #include "aggregator/targets/known_hosts.h"
 #include "aggregator/targets/ssh_config.h"
-#include "libagtcore/file.h"
-#include "libagtcore/shell.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/base/shell.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::agg {
 namespace {

@@ -15,7 +15,7 @@
 
 #include <cstring>
 
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/unique_fd.h"
 
 extern char** environ;
 

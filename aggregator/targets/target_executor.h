@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

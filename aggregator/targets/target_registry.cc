@@ -5,9 +5,9 @@
 
 #include <rapidjson/document.h>
 
-#include "aggregator/http/json_writer.h"
+#include "aggregator/view/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 
 namespace agt::agg {
 

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/paths.h"
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <sys/types.h>
 
-#include "libagtcore/paths.h"
+#include "libagtcore/os/paths.h"
 
 namespace agt::agg {
 

@@ -33,9 +33,9 @@
 #include "aggregator/observe/collector_local.h"
 #include "bench/agg/bench_util.h"
 #include "aggregator/targets/target_executor.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 
 namespace {
 

@@ -31,7 +31,7 @@
 #include "bench/agg/bench_util.h"
 #include "aggregator/targets/target_executor.h"
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 
 namespace {
 

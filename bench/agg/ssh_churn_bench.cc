@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "aggregator/observe/ssh_control_feed.h"
-#include "libagtcore/file.h"
-#include "libagtcore/text.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/base/text.h"
 #include "tests/agg/observe/session_churn.h"
 #include "tests/agg/observe/tmux_fixture.h"
 #include "tests/agg/targets/sshd_fixture.h"

@@ -1,6 +1,6 @@
 // The preview's colours: a line of `capture-pane -e` output (text with SGR
 // escape sequences) as styled segments, so the ui shows the pane's screen
-// in its colours (cli/ui/screen.cc maps them to ncurses colour pairs).
+// in its colours (cli/ui/terminal.cc maps them to ncurses colour pairs).
 // Pure, for unit tests. Only SGR (ESC [ ... m) is read; every other escape
 // sequence is dropped, a tab is four spaces, other control bytes a space.
 #pragma once

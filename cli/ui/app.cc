@@ -20,16 +20,16 @@
 #include <optional>
 #include <vector>
 
-#include "cli/action_client.h"
-#include "cli/daemon_client.h"
+#include "cli/client/action_client.h"
+#include "cli/client/daemon_client.h"
 #include "cli/ui/model.h"
-#include "cli/ui/screen.h"
+#include "cli/ui/terminal.h"
 #include "cli/ui/watch_conn.h"
 #include "cli/ui/worker.h"
-#include "libagtcore/clock.h"
-#include "libagtcore/json.h"
-#include "libagtcore/paths.h"
-#include "libagtcore/shell.h"
+#include "libagtcore/base/clock.h"
+#include "libagtcore/base/json.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/shell.h"
 
 namespace agt::cli::ui {
 namespace {
@@ -71,8 +71,8 @@ class App {
   }
 
   int Run() {
-    Screen screen;
-    screen_ = &screen;
+    Terminal terminal;
+    terminal_ = &terminal;
     while (!quit_) {
       const core::TimeNs now = Mono();
       Connect(now);
@@ -92,8 +92,8 @@ class App {
       int rc = ::poll(fds, 3, timeout);
       // Keys are read every turn: a resize interrupts poll (EINTR) and
       // comes back from ncurses as KEY_RESIZE.
-      for (int k; !quit_ && (k = screen.ReadKey()) >= 0;) OnKey(k);
-      if (screen.resized()) dirty_ = true;
+      for (int k; !quit_ && (k = terminal.ReadKey()) >= 0;) OnKey(k);
+      if (terminal.resized()) dirty_ = true;
       if (rc <= 0) continue;
       if (fds[1].revents & POLLIN) {
         worker_.Deliver();
@@ -101,7 +101,7 @@ class App {
       }
       if (fds[2].fd >= 0 && fds[2].revents) ReadStream();
     }
-    screen.End();
+    terminal.End();
     if (!exec_.empty()) {
       std::fflush(stdout);
       return ReportError(ExecAttach(exec_));
@@ -187,7 +187,7 @@ class App {
     (void)now;
     drawn_second_ = second;
     dirty_ = false;
-    screen_->Paint(BuildFrame(&model_, screen_->cols(), screen_->rows(), wall));
+    terminal_->Paint(BuildFrame(&model_, terminal_->cols(), terminal_->rows(), wall));
   }
 
   void OnKey(int key) {
@@ -264,7 +264,7 @@ class App {
     preview_busy_ = true;
     preview_for_ = r->key;
     next_preview_ = now + kPreviewEvery;
-    const int lines = std::max(10, screen_->rows());
+    const int lines = std::max(10, terminal_->rows());
     worker_.Post([this, key = r->key, ref = r->ref, lines]() -> std::function<void()> {
       auto out = ViewOutput(ref, lines, /*escapes=*/true);  // the preview keeps the pane's colours
       std::string text = out ? *out : "(" + FirstLine(out.error().ToString()) + ")";
@@ -280,7 +280,7 @@ class App {
   Model model_;
   Worker worker_;
   WatchConnection conn_;
-  Screen* screen_ = nullptr;
+  Terminal* terminal_ = nullptr;
   core::TimeNs last_byte_ = 0, next_connect_ = 0, next_preview_ = 0;
   int64_t drawn_second_ = -1;
   bool dirty_ = true, quit_ = false, tried_start_ = false, preview_busy_ = false, followed_ = false;

@@ -1,7 +1,7 @@
 // What `agtmux ui` shows, as data: BuildFrame lays the model out on a
 // terminal of a given size (title, the grouped list, the preview of the
 // selected pane, the status line and the keys) as lines of styled text,
-// none wider than the terminal. The terminal side (cli/ui/screen.cc) only
+// none wider than the terminal. The terminal side (cli/ui/terminal.cc) only
 // paints these lines, so the layout has unit tests without a terminal.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/ui/model.h"
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::cli::ui {
 

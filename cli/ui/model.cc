@@ -1,10 +1,10 @@
 // The `agtmux ui` model (see model.h): rows from the watch stream's items,
 // filtered and grouped; keys turned into intents. Pure: its unit tests
-// (tests/cli/ui_model_test.cc) feed it stream lines and keys.
+// (tests/cli/ui/model_test.cc) feed it stream lines and keys.
 #include "cli/ui/model.h"
 
 #include "cli/json_fields.h"
-#include "libagtcore/utf8.h"
+#include "libagtcore/base/utf8.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/watch_items.h"
-#include "libagtcore/state.h"
+#include "cli/client/watch_items.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::cli::ui {
 

@@ -1,6 +1,6 @@
 // The daemon's watch stream for a poll loop: a non-blocking connection to
 // GET /v1/watch whose bytes go through the CLI's one stream decoder
-// (cli/daemon_client.h LineStreamDecoder). `agtmux ui` polls fd() beside
+// (cli/client/daemon_client.h LineStreamDecoder). `agtmux ui` polls fd() beside
 // the terminal, so a slow or stopped daemon never blocks a key.
 #pragma once
 
@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "cli/daemon_client.h"
-#include "libagtcore/result.h"
-#include "libagtcore/unique_fd.h"
+#include "cli/client/daemon_client.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli::ui {
 

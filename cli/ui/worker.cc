@@ -12,7 +12,7 @@
 #include <mutex>
 #include <thread>
 
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli::ui {
 

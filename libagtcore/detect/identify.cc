@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "libagtcore/detect/pattern_library.h"
-#include "libagtcore/toml_parse.h"
+#include "libagtcore/base/toml_parse.h"
 
 namespace agt::detect {
 namespace {

@@ -12,11 +12,11 @@
 
 #include <algorithm>
 
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 #include "libagtcore/ids.h"
-#include "libagtcore/json.h"
-#include "libagtcore/paths.h"
-#include "libagtcore/timefmt.h"
+#include "libagtcore/base/json.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/timefmt.h"
 
 namespace agt::detect {
 namespace {

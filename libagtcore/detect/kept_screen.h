@@ -20,8 +20,8 @@
 
 #include "libagtcore/detect/analyzer.h"
 #include "libagtcore/redact.h"
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::detect {
 

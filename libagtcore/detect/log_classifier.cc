@@ -3,7 +3,7 @@
 // error among a thousand passing lines still reads as a failure.
 #include "libagtcore/detect/log_classifier.h"
 
-#include "libagtcore/toml_parse.h"
+#include "libagtcore/base/toml_parse.h"
 
 namespace agt::detect {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "libagtcore/detect/regex.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::detect {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "libagtcore/toml_parse.h"
+#include "libagtcore/base/toml_parse.h"
 
 namespace agt::detect {
 namespace {

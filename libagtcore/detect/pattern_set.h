@@ -12,8 +12,8 @@
 #include "libagtcore/detect/menu.h"
 #include "libagtcore/detect/regex.h"
 #include "libagtcore/detect/region.h"
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::detect {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 struct pcre2_real_code_8;
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::detect {
 

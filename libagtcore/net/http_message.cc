@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <strings.h>
 
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 
 namespace agt::net {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::net {
 

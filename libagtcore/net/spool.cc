@@ -16,10 +16,10 @@
 #include <charconv>
 #include <cstring>
 
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/event_codec.h"
-#include "libagtcore/file.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file.h"
+#include "libagtcore/os/file_reader.h"
 
 namespace agt::net {
 

@@ -23,11 +23,11 @@
 #include <string_view>
 #include <vector>
 
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "libagtcore/event.h"
-#include "libagtcore/paths.h"
-#include "libagtcore/result.h"
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/paths.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::net {
 

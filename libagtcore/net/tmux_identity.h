@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "libagtcore/file_reader.h"
-#include "libagtcore/result.h"
+#include "libagtcore/os/file_reader.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::net {
 

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "libagtcore/unique_fd.h"
+#include "libagtcore/os/unique_fd.h"
 
 namespace agt::net {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "libagtcore/net/http_message.h"
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::net {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "libagtcore/utf8.h"
+#include "libagtcore/base/utf8.h"
 
 namespace agt::screen {
 namespace {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "libagtcore/event.h"
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/store/sqlite.h"
 
 namespace agt::state::internal {

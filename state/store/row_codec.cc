@@ -8,7 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "libagtcore/json.h"
+#include "libagtcore/base/json.h"
 
 namespace agt::state {
 namespace {

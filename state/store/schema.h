@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/store/sqlite.h"
 
 namespace agt::state {

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 
 namespace agt::state::sql {
 

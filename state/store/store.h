@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "state/engine.h"
 #include "state/model.h"
 #include "state/store/records.h"

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "cli/status_line.h"
+#include "cli/cmd/status_line.h"
 #include "cli/table.h"
 
 namespace agt::cli {

@@ -15,8 +15,8 @@
 
 #include "libagtcore/detect/pattern_library.h"
 #include "libagtcore/event.h"
-#include "libagtcore/result.h"
-#include "libagtcore/state.h"
+#include "libagtcore/base/result.h"
+#include "libagtcore/vocabulary.h"
 
 namespace agt::detect::corpus {
 

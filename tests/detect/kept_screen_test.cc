@@ -16,7 +16,7 @@
 #include "libagtcore/detect/pattern_library.h"
 #include "libagtcore/detect/pattern_set.h"
 #include "libagtcore/detect/verified.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 
 namespace agt::detect {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "aggregator/http/http_request.h"
-#include "aggregator/http/views.h"
+#include "aggregator/view/views.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "aggregator/observe/collector_ssh.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "libagtcore/result.h"
+#include "libagtcore/base/result.h"
 #include "tests/state/event_builder.h"
 
 namespace agt::state {

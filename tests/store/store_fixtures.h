@@ -10,7 +10,7 @@
 #include <iterator>
 #include <string>
 
-#include "libagtcore/state.h"
+#include "libagtcore/vocabulary.h"
 #include "state/model.h"
 #include "state/store/sqlite.h"
 #include "state/store/store.h"

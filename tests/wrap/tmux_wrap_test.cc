@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "libagtcore/shell.h"
+#include "libagtcore/base/shell.h"
 #include "tests/wrap/test_support.h"
 
 namespace agt::wrap {

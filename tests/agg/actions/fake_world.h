@@ -3,7 +3,7 @@
 // argv and answers from a script), signals recorded and delivered only to
 // pids the test declares alive, and sleeps that advance a FakeClock instead
 // of waiting. tests/agg/actions/world_contract_test.cc runs the same
-// expectations against this and the daemon's world (daemon_world.h).
+// expectations against this and the daemon's world (daemon_action_world.h).
 #pragma once
 
 #include <set>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "aggregator/actions/action_service.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 
 namespace agt::agg::testing {
 

@@ -1,5 +1,5 @@
 // FakeActionWorld (fake_world.h) against the daemon's world
-// (aggregator/actions/daemon_world.h, over a DaemonCore): the same
+// (aggregator/actions/daemon_action_world.h, over a DaemonCore): the same
 // expectations on both, so the fake the ActionService tests use cannot
 // drift from the world the daemon gives the service.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <functional>
 #include <memory>
 
-#include "aggregator/actions/daemon_world.h"
+#include "aggregator/actions/daemon_action_world.h"
 #include "tests/agg/actions/fake_world.h"
 #include "tests/agg/daemon/fake_backend.h"
 #include "tests/state/event_builder.h"
@@ -50,7 +50,7 @@ struct RealWorld final : World {
     CoreOptions o;
     o.host_socket = "/nonexistent/tmux-test/default";
     auto c = DaemonCore::Create(&loop, clock, o,
-                                Backend{std::make_unique<testing::FakeStateCore>(),
+                                Backend{std::make_unique<testing::FakeEngineSeam>(),
                                         std::make_unique<testing::FakePersistence>()});
     EXPECT_TRUE(c.ok());
     core = std::move(*c);

@@ -1,5 +1,5 @@
 // The fakes of tests/agg/daemon/fake_backend.h against the real engine
-// (StateCore over state::Engine) and the real persistence (the SQLite store
+// (EngineSeam over state::Engine) and the real persistence (the SQLite store
 // in a temporary directory): the same expectations run on both, so a fake
 // that drifts from what it stands for fails here.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "aggregator/daemon/persistence.h"
-#include "aggregator/daemon/state_core.h"
+#include "aggregator/daemon/engine_seam.h"
 #include "tests/agg/daemon/fake_backend.h"
 #include "tests/state/event_builder.h"
 
@@ -21,11 +21,11 @@ namespace {
 using namespace state::testing;  // NOLINT: the event builders
 using state::Disposition;
 
-// ---- StateCore -----------------------------------------------------------
+// ---- EngineSeam -----------------------------------------------------------
 
 struct CoreMaker {
   const char* name;
-  std::function<std::unique_ptr<StateCore>()> make;
+  std::function<std::unique_ptr<EngineSeam>()> make;
 };
 
 class StateCoreContract : public ::testing::TestWithParam<CoreMaker> {
@@ -36,7 +36,7 @@ class StateCoreContract : public ::testing::TestWithParam<CoreMaker> {
     core_->ApplyInto(e, e.ingested_at, &fx);
     return fx;
   }
-  std::unique_ptr<StateCore> core_;
+  std::unique_ptr<EngineSeam> core_;
 };
 
 TEST_P(StateCoreContract, AStartedRuntimeThenItsSignal) {
@@ -129,8 +129,8 @@ TEST_P(StateCoreContract, NothingDueWhenNothingWaits) {
 
 INSTANTIATE_TEST_SUITE_P(
     RealAndFake, StateCoreContract,
-    ::testing::Values(CoreMaker{"engine", [] { return CreateStateCore(state::EngineOptions{}); }},
-                      CoreMaker{"fake", [] { return std::make_unique<testing::FakeStateCore>(); }}),
+    ::testing::Values(CoreMaker{"engine", [] { return CreateEngineSeam(state::EngineOptions{}); }},
+                      CoreMaker{"fake", [] { return std::make_unique<testing::FakeEngineSeam>(); }}),
     [](const ::testing::TestParamInfo<CoreMaker>& i) { return std::string(i.param.name); });
 
 // ---- Persistence ---------------------------------------------------------
@@ -157,7 +157,7 @@ TEST_P(PersistenceContract, WhatWasCommittedIsRestoredAfterAReopen) {
   core::TimeNs last = 0;
   {
     std::unique_ptr<Persistence> p = open_();
-    std::unique_ptr<StateCore> core = CreateStateCore(state::EngineOptions{});
+    std::unique_ptr<EngineSeam> core = CreateEngineSeam(state::EngineOptions{});
     ASSERT_TRUE(p->Restore(*core).ok());
     std::vector<Applied> batch(2);
     batch[0].event = WrapperStart("w1", "%1", 100, T(0));
@@ -168,7 +168,7 @@ TEST_P(PersistenceContract, WhatWasCommittedIsRestoredAfterAReopen) {
     ASSERT_TRUE(p->Flush().ok());
   }
   std::unique_ptr<Persistence> p = open_();
-  std::unique_ptr<StateCore> core = CreateStateCore(state::EngineOptions{});
+  std::unique_ptr<EngineSeam> core = CreateEngineSeam(state::EngineOptions{});
   auto newest = p->Restore(*core);
   ASSERT_TRUE(newest.ok()) << newest.error().ToString();
   EXPECT_EQ(*newest, last);
@@ -182,7 +182,7 @@ TEST_P(PersistenceContract, WhatWasCommittedIsRestoredAfterAReopen) {
 
 TEST_P(PersistenceContract, AnEmptyStoreRestoresNothing) {
   std::unique_ptr<Persistence> p = open_();
-  std::unique_ptr<StateCore> core = CreateStateCore(state::EngineOptions{});
+  std::unique_ptr<EngineSeam> core = CreateEngineSeam(state::EngineOptions{});
   auto newest = p->Restore(*core);
   ASSERT_TRUE(newest.ok());
   EXPECT_EQ(*newest, 0);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "aggregator/daemon/daemon_core.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 #include "tests/agg/daemon/fake_backend.h"
 
 namespace agt::agg::testing {
@@ -40,7 +40,7 @@ class CoreFixture : public ::testing::Test {
   /// (Re)creates the core over `disk`, as a daemon (re)start would.
   void Open(std::shared_ptr<FakeDisk> disk) {
     core_.reset();
-    auto engine = std::make_unique<FakeStateCore>();
+    auto engine = std::make_unique<FakeEngineSeam>();
     auto store = std::make_unique<FakePersistence>(std::move(disk));
     engine_ = engine.get();
     store_ = store.get();
@@ -57,7 +57,7 @@ class CoreFixture : public ::testing::Test {
   core::FakeClock clock_;
   RecordingDecorator decorator_;
   std::unique_ptr<DaemonCore> core_;
-  FakeStateCore* engine_ = nullptr;   // owned by core_
+  FakeEngineSeam* engine_ = nullptr;   // owned by core_
   FakePersistence* store_ = nullptr;  // owned by core_
 };
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 #include "tests/agg/daemon_harness.h"
 
 namespace agt::test {

@@ -7,7 +7,7 @@ namespace agt::agg::testing {
 
 namespace et = core::event_type;
 
-void FakeStateCore::ApplyInto(const core::Event& e, core::TimeNs now, state::Effects* out) {
+void FakeEngineSeam::ApplyInto(const core::Event& e, core::TimeNs now, state::Effects* out) {
   applied.push_back({e, now});
   *out = state::Effects{};
   if (e.dedupe_key.empty() || e.event_id.empty() || e.event_type.empty()) {
@@ -77,38 +77,38 @@ void FakeStateCore::ApplyInto(const core::Event& e, core::TimeNs now, state::Eff
   }
 }
 
-state::Effects FakeStateCore::Tick(core::TimeNs now) {
+state::Effects FakeEngineSeam::Tick(core::TimeNs now) {
   ticks.push_back(now);
   return std::exchange(next_tick, state::Effects{});
 }
 
-std::vector<state::Engine::Demotion> FakeStateCore::DueDemotions(core::TimeNs) const { return demotions; }
+std::vector<state::Engine::Demotion> FakeEngineSeam::DueDemotions(core::TimeNs) const { return demotions; }
 
-std::vector<state::PaneState> FakeStateCore::AllPanes() const {
+std::vector<state::PaneState> FakeEngineSeam::AllPanes() const {
   std::vector<state::PaneState> out;
   for (const auto& [key, ps] : panes_) out.push_back(ps);
   return out;
 }
 
-const state::PaneState* FakeStateCore::FindPane(const std::string& target_id, const std::string& pane_id) const {
+const state::PaneState* FakeEngineSeam::FindPane(const std::string& target_id, const std::string& pane_id) const {
   auto it = panes_.find({target_id, pane_id});
   return it == panes_.end() ? nullptr : &it->second;
 }
 
-const state::Runtime* FakeStateCore::FindRuntime(const std::string& runtime_id) const {
+const state::Runtime* FakeEngineSeam::FindRuntime(const std::string& runtime_id) const {
   auto it = runtimes_.find(runtime_id);
   return it == runtimes_.end() ? nullptr : &it->second;
 }
 
-const state::Runtime* FakeStateCore::ActiveRuntime(const std::string& target_id, const std::string& pane_id) const {
+const state::Runtime* FakeEngineSeam::ActiveRuntime(const std::string& target_id, const std::string& pane_id) const {
   for (const auto& [id, rt] : runtimes_)
     if (rt.target_id == target_id && rt.pane_id == pane_id && rt.ended_at == 0) return &rt;
   return nullptr;
 }
 
-std::vector<state::Candidate> FakeStateCore::Candidates(const std::string&) const { return {}; }
+std::vector<state::Candidate> FakeEngineSeam::Candidates(const std::string&) const { return {}; }
 
-state::FusionResult FakeStateCore::Explain(const std::string& target_id, const std::string& pane_id,
+state::FusionResult FakeEngineSeam::Explain(const std::string& target_id, const std::string& pane_id,
                                            core::TimeNs) const {
   state::FusionResult r;
   if (const state::PaneState* ps = FindPane(target_id, pane_id); ps && ps->has_source) {
@@ -118,7 +118,7 @@ state::FusionResult FakeStateCore::Explain(const std::string& target_id, const s
   return r;
 }
 
-void FakeStateCore::Restore(const state::EngineSnapshot& snapshot) {
+void FakeEngineSeam::Restore(const state::EngineSnapshot& snapshot) {
   restored.push_back(snapshot);
   runtimes_.clear();
   panes_.clear();
@@ -138,7 +138,7 @@ core::Status FakePersistence::Commit(const std::vector<Applied>& batch, core::Ti
   return core::Ok();
 }
 
-core::Result<core::TimeNs> FakePersistence::Restore(StateCore& core) {
+core::Result<core::TimeNs> FakePersistence::Restore(EngineSeam& core) {
   ++restores;
   std::map<std::string, state::Runtime> runtimes;
   std::map<std::pair<std::string, std::string>, state::PaneState> states;

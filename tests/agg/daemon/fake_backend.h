@@ -1,5 +1,5 @@
-// In-memory fakes of the daemon's two seams, StateCore and Persistence
-// (aggregator/daemon/state_core.h, persistence.h), for fast unit tests of
+// In-memory fakes of the daemon's two seams, EngineSeam and Persistence
+// (aggregator/daemon/engine_seam.h, persistence.h), for fast unit tests of
 // DaemonCore and the API without SQLite or the real engine. Each records
 // what it was asked. tests/agg/daemon/backend_contract_test.cc runs the
 // same expectations against these and the real implementations, so the
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "aggregator/daemon/persistence.h"
-#include "aggregator/daemon/state_core.h"
+#include "aggregator/daemon/engine_seam.h"
 
 namespace agt::agg::testing {
 
@@ -25,7 +25,7 @@ namespace agt::agg::testing {
 /// sets its pane's state (for an unknown one: E_RUNTIME_STALE); a repeated (runtime or pane,
 /// source, dedupe_key) is a duplicate; target_health_changed is reported.
 /// Anything else is stored without effect. It records every call.
-class FakeStateCore final : public StateCore {
+class FakeEngineSeam final : public EngineSeam {
  public:
   struct Applied {
     core::Event event;
@@ -81,7 +81,7 @@ class FakePersistence final : public Persistence {
   const FakeDisk& disk() const { return *disk_; }
 
   core::Status Commit(const std::vector<Applied>& batch, core::TimeNs now) override;
-  core::Result<core::TimeNs> Restore(StateCore& core) override;
+  core::Result<core::TimeNs> Restore(EngineSeam& core) override;
   core::Status Flush() override;
   core::Result<state::RetentionReport> RunRetention(core::TimeNs now,
                                                     const state::RetentionOptions& options) override;

@@ -23,7 +23,7 @@
 #include <map>
 #include <set>
 
-#include "libagtcore/process.h"
+#include "libagtcore/os/process.h"
 #include "tests/agg/daemon_harness.h"
 #include "tests/core/secret_samples.h"
 

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "cli/table.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
 #include "tests/agg/daemon_harness.h"
 #include "tests/agg/targets/sshd_fixture.h"

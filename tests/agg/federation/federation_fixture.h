@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tests/agg/federation/remote_host.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 
 namespace agt::test {
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "tests/agg/federation/federation_fixture.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 
 namespace agt::test {
 namespace {

@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "tests/agg/federation/federation_fixture.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 
 namespace agt::test {
 namespace {

@@ -4,8 +4,8 @@
 
 #include "aggregator/http/api_error.h"
 #include "aggregator/http/http_request.h"
-#include "aggregator/http/views.h"
-#include "aggregator/http/watch_hub.h"
+#include "aggregator/view/views.h"
+#include "aggregator/view/watch_hub.h"
 
 namespace agt::agg {
 namespace {

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "aggregator/notify/notifier.h"
-#include "libagtcore/clock.h"
+#include "libagtcore/base/clock.h"
 
 namespace agt::agg {
 namespace {

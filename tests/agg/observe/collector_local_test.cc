@@ -17,7 +17,7 @@
 #include <rapidjson/document.h>
 
 #include "libagtcore/detect/analyzer.h"
-#include "libagtcore/file_reader.h"
+#include "libagtcore/os/file_reader.h"
 #include "libagtcore/net/tmux_identity.h"
 #include "tests/agg/observe/fake_sink.h"
 #include "tests/agg/observe/tmux_fixture.h"

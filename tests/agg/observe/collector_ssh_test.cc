@@ -13,10 +13,10 @@
 
 #include <fstream>
 
-#include "aggregator/observe/identify_agent.h"
+#include "aggregator/observe/pane_agent.h"
 #include "libagtcore/detect/pattern_analyzer.h"
-#include "libagtcore/file_reader.h"
-#include "libagtcore/text.h"
+#include "libagtcore/os/file_reader.h"
+#include "libagtcore/base/text.h"
 #include "tests/agg/observe/fake_sink.h"
 #include "tests/agg/observe/tmux_fixture.h"
 #include "tests/agg/targets/sshd_fixture.h"

@@ -3,7 +3,7 @@
 // hooks sent (hooks.jsonl, tests/fixtures/README.md) is sent again to the
 // live daemon at its recorded time on the recording's clock, as `agtmux
 // hook` sends it (POST /v1/events). Its payload is mapped again by the
-// hook's own code (cli/hook_payload.h) with the live pane and tmux server as
+// hook's own code (cli/hook/hook_payload.h) with the live pane and tmux server as
 // the hook's environment would give them ($TMUX_PANE, $TMUX), so the daemon
 // binds it to the pane that plays the screen; its identity (source event id,
 // dedupe key) stays the recorded one, as in the fused replay
@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "cli/hook_payload.h"
+#include "cli/hook/hook_payload.h"
 #include "libagtcore/event_codec.h"
 #include "tests/agg/observe/live_cap.h"
 #include "tests/detect/corpus.h"

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "libagtcore/text.h"
+#include "libagtcore/base/text.h"
 #include "tests/agg/observe/session_churn.h"
 #include "tests/agg/observe/tmux_fixture.h"
 #include "tests/agg/targets/sshd_fixture.h"

@@ -18,7 +18,7 @@
 
 namespace agt::agg::testing {
 
-// The daemon ignores SIGPIPE (aggregator/daemon/daemon.cc); so must the tests, or a
+// The daemon ignores SIGPIPE (aggregator/daemon/lifecycle.cc); so must the tests, or a
 // write to a control client whose server was just killed ends the process.
 [[maybe_unused]] const bool kIgnoreSigpipe = [] {
   signal(SIGPIPE, SIG_IGN);

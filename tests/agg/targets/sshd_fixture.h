@@ -18,7 +18,7 @@
 
 #include "aggregator/targets/ssh_executor.h"
 #include "aggregator/targets/target_executor.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 
 extern char** environ;
 

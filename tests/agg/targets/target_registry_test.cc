@@ -13,7 +13,7 @@
 #include <map>
 
 #include "aggregator/targets/tmux_socket.h"
-#include "libagtcore/file.h"
+#include "libagtcore/os/file.h"
 
 namespace agt::agg {
 namespace {
