@@ -22,7 +22,8 @@ std::unique_ptr<detect::Analyzer> MakeAnalyzer(std::string_view agent_type, bool
                                                const detect::AnalyzerOptions& timing) {
   detect::LibraryOptions options;
   options.user_dir = detect::DefaultUserPatternsDir();
-  options.only = {std::string(agent_type)};
+  // The generic set runs under the agent's own (its structural dialog rules).
+  options.only = {std::string(agent_type), "generic"};
   auto lib = detect::PatternLibrary::Load(options);
   if (lib->Find(agent_type) == nullptr) {
     options.only = {"generic"};

@@ -220,6 +220,8 @@ std::optional<Menu> FindUnnumbered(const std::vector<std::string_view>& lines,
   menu.multi_select = boxed >= 2;
   if (!FindFooter(lines, style, &menu, why)) return std::nullopt;
   FindQuestion(lines, style, &menu);
+  if (style.question_required && menu.question.empty())
+    return Reject(why, "no question row within 8 rows above option 1");
   return menu;
 }
 
@@ -320,6 +322,8 @@ std::optional<Menu> FindNumbered(const std::vector<std::string_view>& lines,
   }
 
   FindQuestion(lines, style, &menu);
+  if (style.question_required && menu.question.empty())
+    return fail("no question row within 8 rows above option 1");
   return menu;
 }
 

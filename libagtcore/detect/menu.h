@@ -23,6 +23,10 @@ struct MenuStyle {
   std::shared_ptr<const Regex> hint;    // strips shortcut hints from labels
   std::shared_ptr<const Regex>
       question;  // picks the question row; null = nearest row above
+  /// A menu needs a question row (one matching `question` within 8 rows
+  /// above option 1): the generic set's dialogs are a question + options +
+  /// a hint, wherever they sit.
+  bool question_required = false;
   /// An option row at least this many code points shorter than the screen
   /// width may have wrapped: an indented row under it continues its label.
   int wrap_margin = 30;
@@ -45,6 +49,14 @@ struct MenuStyle {
   /// runs from below the nearest such row above the last menu to the bottom.
   /// Null: the dialog reaches the top of the screen.
   std::shared_ptr<const Regex> dialog_top;
+  /// The agent's input row (Codex "› ", Claude "❯ "): the bottom-most row
+  /// matching it splits the screen into the `transcript` above and the
+  /// `input` area from it down, so a rule judges a transcript entry by
+  /// where it sits relative to the prompt, not by a fixed count of footer
+  /// rows (which a release that adds a footer row breaks). A menu with a
+  /// prompt row below it is no live dialog (an answered one in scrollback).
+  /// Null: neither region exists.
+  std::shared_ptr<const Regex> prompt;
 };
 
 struct Menu {

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "libagtcore/detect/screen_motion.h"
 #include "libagtcore/redact.h"
 
 namespace agt::detect {
@@ -80,6 +81,9 @@ class PatternAnalyzer final : public Analyzer {
     }
     last_.state = State::kUnknown;
     last_.reason_code = "no_rule_matched";
+    // The generic set's structural rules run under every agent's own set.
+    if (set_ != nullptr && set_->name != "generic" && lib_ && opts_.generic_evidence)
+      under_ = lib_->Find("generic");
   }
 
   Verdict Analyze(const AnalyzerInput& in) override {
@@ -90,10 +94,16 @@ class PatternAnalyzer final : public Analyzer {
       v.signal.rule_id = "no_pattern_set";
       return v;
     }
-    ScreenReading reading = ReadScreen(*set_, in);
+    ScreenReading reading = ReadScreen(*set_, in, under_);
+    // Rows above the agent's input tick; before its input is drawn (a set
+    // that knows its prompt row and does not see it) nothing does.
+    if (in.screen != nullptr && opts_.generic_evidence)
+      motion_.Observe(*in.screen, in.now, reading.prompt_row,
+                      !set_->menu.prompt || reading.prompt_row >= 0);
     core::Signal cand = Candidate(reading, in);
     JoinScrolledList(reading, &cand);
     TimeNs recheck = 0;
+    Motion(reading, in, &cand, &recheck);
 
     // Activity ends by itself: look again when its window closes.
     if (cand.rule_id == kActivityRule)
@@ -102,7 +112,11 @@ class PatternAnalyzer final : public Analyzer {
     // An idle screen right after running is a finished turn -- when a
     // screen rule saw the work; output alone (a UI being drawn at startup)
     // is no turn.
-    if (cand.state == State::kRunning && cand.rule_id != kActivityRule) worked_ = true;
+    // Ticking is like output: evidence of work, not of a turn a screen rule
+    // saw (an agent animates while it starts up too).
+    if (cand.state == State::kRunning && cand.rule_id != kActivityRule &&
+        cand.rule_id != kTickingRule)
+      worked_ = true;
     if (cand.state == State::kIdle && worked_ &&
         (last_.state == State::kRunning || last_.state == State::kCompleted)) {
       const Rule* r = set_->FindRule(cand.rule_id);
@@ -175,6 +189,68 @@ class PatternAnalyzer final : public Analyzer {
  private:
   static constexpr const char* kActivityRule = "activity.output";
   static constexpr const char* kNoRuleMatched = "no_rule_matched";
+  static constexpr const char* kTickingRule = "evidence.ticking";
+  static constexpr const char* kStillRule = "evidence.still";
+  /// A row that ticked this recently, and still shows, is an agent at work.
+  static constexpr TimeNs kTickWindowNs = 2500 * kNsPerMs;
+  /// A running verdict below high confidence that the screen has not
+  /// moved under for this long gives way (docs/patterns.md, "Generic evidence").
+  static constexpr TimeNs kStillNs = 3000 * kNsPerMs;
+
+  // The row that ticked is still on screen, in the same place, and ticked
+  // within the window: the agent is animating its working indicator now.
+  bool Ticking(const AnalyzerInput& in) const {
+    const Tick& t = motion_.tick();
+    if (t.at == 0 || in.now - t.at > kTickWindowNs || in.screen == nullptr) return false;
+    for (const auto& row : in.screen->lines)
+      if (FoldTicking(row) == FoldTicking(t.row)) return true;
+    return false;
+  }
+
+  // Evidence from motion, under the rules: a ticking row turns a quiet
+  // verdict (idle, completed, nothing read) into running; a running verdict
+  // below high confidence that a still screen contradicts gives way to the
+  // idle rule that also matched, else to unknown. Waiting and error stand.
+  void Motion(const ScreenReading& reading, const AnalyzerInput& in, core::Signal* cand,
+              TimeNs* recheck) const {
+    if (in.screen == nullptr || !opts_.generic_evidence) return;
+    const bool quiet = cand->state == State::kIdle || cand->state == State::kCompleted ||
+                       (cand->state == State::kUnknown && cand->reason_code == kNoRuleMatched);
+    if (quiet && Ticking(in)) {
+      const std::string row = motion_.tick().row;
+      *cand = core::Signal{};
+      cand->state = State::kRunning;
+      cand->confidence = core::Confidence::kMedium;
+      cand->rule_id = kTickingRule;
+      cand->evidence = row;
+      *recheck = motion_.tick().at + kTickWindowNs + 1;
+      return;
+    }
+    if (cand->state != State::kRunning || cand->confidence == core::Confidence::kHigh ||
+        cand->rule_id == kActivityRule || cand->rule_id == kTickingRule || Ticking(in))
+      return;
+    const TimeNs still_due = motion_.changed_at() + kStillNs;
+    if (in.now < still_due) {
+      *recheck = still_due + 1;
+      return;
+    }
+    const RuleMatch* idle = nullptr;
+    for (const auto& m : reading.matches)
+      if (m.rule->state == State::kIdle && (idle == nullptr || Better(m, *idle))) idle = &m;
+    const std::string was = cand->rule_id;
+    const std::string secs = std::to_string((in.now - motion_.changed_at()) / 1000000000);
+    if (idle != nullptr) {
+      *cand = FromMatch(*idle);
+      cand->evidence += " (" + was + " contradicted: the screen has not moved for " + secs + " s)";
+      return;
+    }
+    *cand = core::Signal{};
+    cand->state = State::kUnknown;
+    cand->reason_code = "still_screen";
+    cand->confidence = core::Confidence::kLow;
+    cand->rule_id = kStillRule;
+    cand->evidence = was + " contradicted: the screen has not moved for " + secs + " s";
+  }
 
   bool Active(const AnalyzerInput& in) const {
     if (in.last_output <= 0 || opts_.activity_ms <= 0) return false;
@@ -259,7 +335,9 @@ class PatternAnalyzer final : public Analyzer {
 
   std::shared_ptr<const PatternLibrary> lib_;
   const PatternSet* set_;
+  const PatternSet* under_ = nullptr;  // the generic set, under an agent's own
   AnalyzerOptions opts_;
+  ScreenMotion motion_;
   core::Signal last_;
   std::string pending_rule_;
   TimeNs pending_since_ = 0;
@@ -271,14 +349,42 @@ class PatternAnalyzer final : public Analyzer {
 
 }  // namespace
 
-ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in) {
+namespace {
+
+// One set's reading; `prompt_row` >= 0 gives the view the prompt row found
+// by the set above it.
+ScreenReading ReadOne(const PatternSet& set, const AnalyzerInput& in, int prompt_row) {
   ScreenReading out;
   ScreenView view(in, &set.menu);
+  if (prompt_row >= 0) view.SetPromptRow(prompt_row);
   for (const auto& rule : set.rules) {
     auto m = MatchRule(rule, set.menu, view);
     if (!m) continue;
     if (!out.best || Better(*m, *out.best)) out.best = *m;
     out.matches.push_back(std::move(*m));
+  }
+  out.prompt_row = view.PromptRow();
+  return out;
+}
+
+}  // namespace
+
+ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in,
+                         const PatternSet* under) {
+  ScreenReading out = ReadOne(set, in, -1);
+  // The set under the agent's own (the generic one): its structural dialog
+  // rules (a question, numbered options with a cursor, a hint; menu = true)
+  // read a dialog no rule of the agent's set knows. They rank below every waiting or error
+  // rule of the agent's own set, and above what it says otherwise: a dialog
+  // on screen is never read as running or idle.
+  if (under != nullptr && under != &set &&
+      !(out.best && (IsWaiting(out.best->rule->state) ||
+                     out.best->rule->state == State::kError))) {
+    ScreenReading u = ReadOne(*under, in, out.prompt_row);
+    if (u.best && IsWaiting(u.best->rule->state) && u.best->rule->cond.menu) {
+      out.best = u.best;
+      out.matches.push_back(*u.best);
+    }
   }
   return out;
 }

@@ -27,16 +27,24 @@ struct AnalyzerOptions {
   /// is set (a sampled screen also changes when the user types or a footer
   /// hint rotates; most agents show an explicit working indicator instead).
   bool cap_activity = false;
+  /// The generic evidence under the rules (docs/patterns.md, "Generic
+  /// evidence"): screen motion and the generic set's dialogs. Off only to
+  /// measure what it costs (bench/detect).
+  bool generic_evidence = true;
 };
 
 /// What the pattern set alone says about a screen (no timing).
 struct ScreenReading {
   std::optional<RuleMatch> best;   // highest precedence, then confidence, then file order
   std::vector<RuleMatch> matches;  // every rule that matched, in file order
+  int prompt_row = -1;             // the screen row of the set's [menu] prompt, -1 none
 };
 
-/// Reads one screen with `set`. Pure.
-ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in);
+/// Reads one screen with `set`, and with `under` (the generic set, whose
+/// structural dialog rules run under every agent's own set) where `set`
+/// reads no wait or error. Pure.
+ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in,
+                         const PatternSet* under = nullptr);
 
 /// Every rule of `set` on one screen: matched or not, and the trace of why.
 struct RuleExplanation {

@@ -273,7 +273,8 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto keys = CheckKeys(t,
                         {"cursor", "footer", "footer_within", "max_gap", "hint",
                          "question", "column_gap", "wrap_margin", "scroll_marker",
-                         "cursor_off_list", "unnumbered", "dialog_top"},
+                         "cursor_off_list", "unnumbered", "dialog_top", "prompt",
+                         "question_required"},
                         ctx, "[menu]");
   if (!keys.ok()) return keys.error();
   MenuStyle m;
@@ -284,7 +285,8 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   }
   for (auto [key, dst] : {std::pair{"footer", &m.footer}, std::pair{"hint", &m.hint},
                           std::pair{"question", &m.question},
-                          std::pair{"dialog_top", &m.dialog_top}}) {
+                          std::pair{"dialog_top", &m.dialog_top},
+                          std::pair{"prompt", &m.prompt}}) {
     auto re = CompileField(t, key, ctx, ro);
     if (!re.ok()) return re.error();
     *dst = *re;
@@ -310,6 +312,9 @@ Result<MenuStyle> ParseMenuStyle(const toml::table& t, const Ctx& file_ctx,
   auto unnumbered = GetBool(t, "unnumbered", ctx, false);
   if (!unnumbered.ok()) return unnumbered.error();
   m.unnumbered = *unnumbered;
+  auto qr = GetBool(t, "question_required", ctx, false);
+  if (!qr.ok()) return qr.error();
+  m.question_required = *qr;
   return m;
 }
 
@@ -446,7 +451,8 @@ PatternSet MergePatternSets(const PatternSet& builtin, const PatternSet& user) {
   for (const auto& v : user.verified_on)
     if (std::find(out.verified_on.begin(), out.verified_on.end(), v) == out.verified_on.end())
       out.verified_on.push_back(v);
-  if (user.menu.footer || user.menu.hint || user.menu.question) out.menu = user.menu;
+  if (user.menu.footer || user.menu.hint || user.menu.question || user.menu.prompt)
+    out.menu = user.menu;
   auto pick = [](int u, int b) { return u >= 0 ? u : b; };
   out.timing.activity_ms = pick(user.timing.activity_ms, builtin.timing.activity_ms);
   out.timing.echo_grace_ms =

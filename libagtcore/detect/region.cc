@@ -49,6 +49,8 @@ core::Result<Region> ParseRegion(std::string_view text) {
       {"whole_screen", RegionKind::kWholeScreen},
       {"raw_stream", RegionKind::kRawStream},
       {"dialog", RegionKind::kDialog},
+      {"transcript", RegionKind::kTranscript},
+      {"input", RegionKind::kInput},
   };
   for (auto& [name, kind] : kPlain)
     if (text == name) return Region{kind, 0};
@@ -65,7 +67,8 @@ core::Result<Region> ParseRegion(std::string_view text) {
       "unknown region '" + std::string(text) +
           "' (expected title, osc_progress, notification, program_status, bottom_lines(N), "
           "after_last_rule, prompt_box, above_prompt_box(N), above_last_rule(N), "
-          "above_bottom_lines(N), dialog, whole_screen or raw_stream; N in 1..1000)");
+          "above_bottom_lines(N), dialog, transcript, input, whole_screen or raw_stream; N in "
+          "1..1000)");
 }
 
 std::string RegionName(const Region& r) {
@@ -96,6 +99,10 @@ std::string RegionName(const Region& r) {
       return "raw_stream";
     case RegionKind::kDialog:
       return "dialog";
+    case RegionKind::kTranscript:
+      return "transcript";
+    case RegionKind::kInput:
+      return "input";
   }
   return "?";
 }
@@ -212,6 +219,15 @@ void RegionCutter::Rows(const Region& r, int* first, int* last) const {
     case RegionKind::kDialog:
       *first = dialog_first_;
       *last = dialog_last_;
+      break;
+    case RegionKind::kTranscript:
+      if (prompt_row_ >= 0) *last = prompt_row_ - 1;
+      break;
+    case RegionKind::kInput:
+      if (prompt_row_ >= 0) {
+        *first = prompt_row_;
+        *last = last_nonblank_;
+      }
       break;
     default:
       break;

@@ -27,6 +27,8 @@ enum class RegionKind {
   kRawStream,         // recent output bytes, escapes removed
   kDialog,            // the last dialog: from below [menu] dialog_top above the
                       // screen's last menu to the bottom (rule_eval.h cuts it)
+  kTranscript,        // every row above the last [menu] prompt row
+  kInput,             // the last [menu] prompt row and every row below it
 };
 
 struct Region {
@@ -70,6 +72,8 @@ class RegionCutter {
     dialog_first_ = first;
     dialog_last_ = last;
   }
+  /// The screen row of the agent's prompt (the set's [menu] prompt), -1 none.
+  void SetPromptRow(int row) { prompt_row_ = row; }
   int last_nonblank() const { return last_nonblank_; }
   const std::vector<std::string>& lines() const { return lines_; }
 
@@ -80,6 +84,7 @@ class RegionCutter {
   std::vector<int> rule_rows_;
   int dialog_first_ = 0;
   int dialog_last_ = -1;
+  int prompt_row_ = -1;
 };
 
 }  // namespace agt::detect

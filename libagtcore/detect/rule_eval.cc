@@ -3,6 +3,8 @@
 // screen gives the same match, whichever mode (PTY or CAP) produced it.
 #include "libagtcore/detect/rule_eval.h"
 
+#include <algorithm>
+
 namespace agt::detect {
 namespace {
 
@@ -101,10 +103,51 @@ bool Eval(const Condition& c, const Region& inherited, EvalState& st, int depth,
 
 }  // namespace
 
+// The prompt row: the bottom-most row matching the set's [menu] prompt. The
+// transcript is above it, the input area (the prompt, what is typed, the
+// footer) from it down.
+void ScreenView::FindPrompt() {
+  if (prompt_found_) return;
+  prompt_found_ = true;
+  if (style_ == nullptr || !style_->prompt) return;
+  for (int r = cutter_.last_nonblank(); r >= 0; --r) {
+    if (style_->prompt->Search(cutter_.lines()[static_cast<size_t>(r)])) {
+      prompt_row_ = r;
+      break;
+    }
+  }
+  cutter_.SetPromptRow(prompt_row_);
+}
+
+int ScreenView::PromptRow() {
+  FindPrompt();
+  return prompt_row_;
+}
+
+bool ScreenView::Live(const Menu& menu, int first_row) {
+  const int end = first_row + std::max(menu.last_row, menu.footer_row);
+  if (PromptRow() > end) return false;
+  for (int r = end + 1; r <= cutter_.last_nonblank(); ++r) {
+    std::string_view row = cutter_.lines()[static_cast<size_t>(r)];
+    const size_t b = row.find_first_not_of(' ');
+    // The bottom border of the dialog's own box ("╰────╯") closes it.
+    const bool closes = b != std::string_view::npos &&
+                        (row.substr(b).starts_with("╰") || row.substr(b).starts_with("└"));
+    if (!closes && IsRuleLine(row)) return false;
+  }
+  return true;
+}
+
 // The dialog region: the last menu on the whole screen (the set's style) and
 // the rows above it up to the nearest [menu] dialog_top row, then down to the
 // bottom. A long preview between a dialog's question and its options stays
 // inside; a transcript entry or a rule above the dialog ends it. No menu: empty.
+// A dialog is live only while it is the last thing on screen: an answered
+// one stays in the scrollback above what came after it (a fresh banner and
+// an empty prompt under an accepted warning), so a menu with the agent's
+// prompt row below it, or a horizontal rule below its footer (the rules
+// around an input box; the bottom border of the dialog's own box does not
+// count), is no dialog.
 void ScreenView::FindDialog() {
   if (dialog_found_) return;
   dialog_found_ = true;
@@ -113,7 +156,7 @@ void ScreenView::FindDialog() {
   for (int i = 0; i <= cutter_.last_nonblank(); ++i)
     rows.emplace_back(cutter_.lines()[static_cast<size_t>(i)]);
   auto menu = rows.empty() ? std::nullopt : FindMenu(rows, *style_, nullptr, width_);
-  if (!menu) return;
+  if (!menu || !Live(*menu, 0)) return;
   int top = 0;
   for (int r = menu->first_row - 1; r >= 0 && style_->dialog_top; --r) {
     if (style_->dialog_top->Search(rows[static_cast<size_t>(r)])) {
@@ -128,6 +171,7 @@ const RegionText& ScreenView::Get(const Region& r) {
   auto it = cache_.find(Key(r));
   if (it != cache_.end()) return it->second;
   if (r.kind == RegionKind::kDialog) FindDialog();
+  if (r.kind == RegionKind::kTranscript || r.kind == RegionKind::kInput) FindPrompt();
   return cache_.emplace(Key(r), cutter_.Cut(r)).first->second;
 }
 
@@ -137,6 +181,7 @@ const std::optional<Menu>& ScreenView::MenuIn(const Region& r, const MenuStyle& 
   auto it = menus_.find(key);
   if (it == menus_.end()) {
     if (r.kind == RegionKind::kDialog) FindDialog();
+    if (r.kind == RegionKind::kTranscript || r.kind == RegionKind::kInput) FindPrompt();
     int first = 0;
     int last = -1;
     cutter_.Rows(r, &first, &last);
@@ -145,6 +190,10 @@ const std::optional<Menu>& ScreenView::MenuIn(const Region& r, const MenuStyle& 
       rows.emplace_back(cutter_.lines()[static_cast<size_t>(i)]);
     std::string reason = rows.empty() ? "region empty" : "";
     auto menu = rows.empty() ? std::nullopt : FindMenu(rows, style, &reason, width_);
+    if (menu && !Live(*menu, first)) {
+      reason = "the menu is not the last thing on screen (a prompt row or a rule below it)";
+      menu.reset();
+    }
     it = menus_.emplace(key, std::pair{std::move(menu), reason}).first;
   }
   if (why != nullptr) *why = it->second.second;

@@ -33,13 +33,31 @@ class ScreenView {
   /// The menu in region `r`, found once per (region) and cached.
   const std::optional<Menu>& MenuIn(const Region& r, const MenuStyle& style,
                                     std::string* why);
+  /// The screen row of the bottom-most [menu] prompt row, -1 when none.
+  int PromptRow();
+  /// Takes the prompt row another set's style found (the generic set read
+  /// under an agent's own knows no prompt of its own): a menu above it is
+  /// not live for this view either.
+  void SetPromptRow(int row) {
+    prompt_found_ = true;
+    prompt_row_ = row;
+    cutter_.SetPromptRow(row);
+  }
 
  private:
   static int Key(const Region& r) { return static_cast<int>(r.kind) * 10000 + r.lines; }
   void FindDialog();
+  void FindPrompt();
+  /// False for a menu (found in rows starting at screen row `first_row`)
+  /// that is not the last thing on screen: the agent's prompt row, or a
+  /// horizontal rule, below its options and footer (an answered dialog left
+  /// in the scrollback above what came after it).
+  bool Live(const Menu& menu, int first_row);
   RegionCutter cutter_;
   const MenuStyle* style_;
   bool dialog_found_ = false;
+  bool prompt_found_ = false;
+  int prompt_row_ = -1;
   std::map<int, RegionText> cache_;
   std::map<std::string, std::pair<std::optional<Menu>, std::string>> menus_;
   int width_;
