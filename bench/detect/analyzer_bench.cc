@@ -87,15 +87,18 @@ int main() {
     return 1;
   }
 
-  // 1. CAP: cost of one Analyze() per captured screen.
+  // 1. CAP: cost of one Analyze() per captured screen, with the generic
+  // evidence (screen motion, the generic set's dialogs under the agent's)
+  // and without it (the baseline), interleaved in the same run.
   constexpr int kReps = 7;
-  std::vector<double> per_screen_us;
   size_t screens = 0;
-  for (int rep = 0; rep < kReps + 1; ++rep) {  // the first pass warms up
+  auto cap_pass = [&](bool generic) {
+    agt::detect::AnalyzerOptions opts;
+    opts.generic_evidence = generic;
     size_t n = 0;
     auto t0 = Clock::now();
     for (const auto& f : fixtures) {
-      auto analyzer = agt::detect::CreateAnalyzer(lib, f.agent);
+      auto analyzer = agt::detect::CreateAnalyzer(lib, f.agent, opts);
       agt::detect::Screen screen;
       screen.rows = 40;
       screen.cols = 120;
@@ -112,15 +115,28 @@ int main() {
         ++n;
       }
     }
-    double us = Seconds(Clock::now() - t0) * 1e6 / static_cast<double>(n);
     screens = n;
-    if (rep > 0) per_screen_us.push_back(us);
+    return Seconds(Clock::now() - t0) * 1e6 / static_cast<double>(n);
+  };
+  std::vector<double> per_screen_us, per_screen_base_us;
+  for (int rep = 0; rep < kReps + 1; ++rep) {  // the first pass warms up
+    double with = cap_pass(true);
+    double base = cap_pass(false);
+    if (rep > 0) {
+      per_screen_us.push_back(with);
+      per_screen_base_us.push_back(base);
+    }
   }
   Stats cap = Summarize(per_screen_us);
+  Stats cap_base = Summarize(per_screen_base_us);
   std::printf(
       "CAP  Analyze() per captured screen (%zu screens, %d reps): min %.1f us  median "
       "%.1f us  max %.1f us\n",
       screens, kReps, cap.min, cap.median, cap.max);
+  std::printf(
+      "CAP  the same without the generic evidence (baseline): min %.1f us  median %.1f us  "
+      "max %.1f us; generic evidence costs %.2fx the baseline (medians)\n",
+      cap_base.min, cap_base.median, cap_base.max, cap.median / cap_base.median);
 
   // 2. PTY: the wrapper pipeline per MB of stream, with and without analysis.
   std::vector<agt::wrap::Cast> casts;
@@ -144,18 +160,23 @@ int main() {
     casts.push_back(std::move(cast).value());
     agents.push_back(f.agent);
   }
-  std::vector<double> with_s_per_mb, base_s_per_mb, per_analysis_us;
+  std::vector<double> with_s_per_mb, base_s_per_mb, rules_s_per_mb, per_analysis_us;
   size_t total_bytes = 0;
   for (int rep = 0; rep < kReps + 1; ++rep) {
-    double with = 0, base = 0;
+    double with = 0, base = 0, rules = 0;
     size_t bytes = 0;
     int analyses = 0;
     for (size_t i = 0; i < casts.size(); ++i) {
       CastRun b = Replay(casts[i], std::make_unique<NullAnalyzer>(), agents[i]);
       CastRun w =
           Replay(casts[i], agt::detect::CreateAnalyzer(lib, agents[i]), agents[i]);
+      agt::detect::AnalyzerOptions rules_only;
+      rules_only.generic_evidence = false;
+      CastRun r = Replay(casts[i], agt::detect::CreateAnalyzer(lib, agents[i], rules_only),
+                         agents[i]);
       base += b.seconds;
       with += w.seconds;
+      rules += r.seconds;
       bytes += w.bytes;
       analyses += w.analyses;
     }
@@ -164,6 +185,7 @@ int main() {
     if (rep > 0) {
       with_s_per_mb.push_back(with / mb);
       base_s_per_mb.push_back(base / mb);
+      rules_s_per_mb.push_back(rules / mb);
       per_analysis_us.push_back((with - base) * 1e6 / analyses);
     }
   }
@@ -180,6 +202,11 @@ int main() {
       b.min * 1e3, b.median * 1e3, b.max * 1e3);
   std::printf("PTY  ratio with/baseline (median): %.2fx; analysis alone: %.1f ms/MB\n",
               w.median / b.median, (w.median - b.median) * 1e3);
+  Stats ro = Summarize(rules_s_per_mb);
+  std::printf(
+      "PTY  rules only (generic evidence off): median %.1f ms/MB; the generic evidence "
+      "adds %.1f ms/MB, %.2fx the rules-only pipeline (medians)\n",
+      ro.median * 1e3, (w.median - ro.median) * 1e3, w.median / ro.median);
   std::printf(
       "PTY  pattern-rule cost per pipeline analysis (the analyzer alone): min %.1f  "
       "median %.1f  max %.1f us\n",

@@ -6,6 +6,14 @@
 #
 #   tests/agents/check-release.sh AGENT VERSION [--out DIR] [--modes M,M...] [--only NAME,...]
 #                                 [--max-load N] [--keep]
+#   tests/agents/check-release.sh --newest [AGENT...] [options as above]
+#
+#   --newest  the release of the day: for each AGENT (default: claude codex
+#             gemini) the version npm serves as `latest`, checked as above, one
+#             after the other; its groups are scored as held back (HELD lines:
+#             no rule was written from it) and the exit status is 1 when any
+#             agent's release fails. For a scheduled job: a drift shows the
+#             day the release appears.
 #
 #   AGENT     claude, codex or gemini
 #   VERSION   an npm version of its CLI (npm view @anthropic-ai/claude-code version)
@@ -23,7 +31,29 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $# -ge 1 ]] || usage
+
+if [[ $1 == --newest ]]; then
+  shift
+  agents=()
+  while [[ $# -gt 0 && $1 != --* ]]; do agents+=("$1"); shift; done
+  [[ ${#agents[@]} -gt 0 ]] || agents=(claude codex gemini)
+  rc=0
+  for a in "${agents[@]}"; do
+    case "$a" in claude) pkg=@anthropic-ai/claude-code ;; codex) pkg=@openai/codex ;;
+                 gemini) pkg=@google/gemini-cli ;;
+                 *) echo "check-release: unknown agent '$a'" >&2; usage ;; esac
+    v=$(npm view "$pkg" version 2>/dev/null) || v=""
+    if [[ -z "$v" ]]; then
+      echo "check-release: npm did not name the newest $pkg" >&2; rc=1; continue
+    fi
+    echo "== the release of the day: $a $v" >&2
+    AGTMUX_HELD_BACK="${AGTMUX_HELD_BACK:+$AGTMUX_HELD_BACK,}$a/$v" "$0" "$a" "$v" "$@" || rc=1
+  done
+  exit $rc
+fi
+
 [[ $# -ge 2 ]] || usage
 agent=$1 version=$2; shift 2
 case "$agent" in claude|codex|gemini) ;; *) echo "check-release: unknown agent '$agent'" >&2; usage ;; esac

@@ -43,6 +43,10 @@ struct Fixture {
   std::vector<TruthEntry> truth;
   std::vector<Snapshot> snapshots;
   std::string cast_path;
+  /// The terminal titles (OSC 0/2) the agent set, from its cast, with the
+  /// time each was set: what tmux's pane_title holds, which the daemon's CAP
+  /// reader has beside the screen (a capture's title, or the byte feed's).
+  std::vector<std::pair<double, std::string>> titles;
   /// "claude/2.1.330/auto": what the gates report and hold to their bars.
   std::string Group() const { return agent + "/" + version + "/" + mode; }
 };
@@ -102,8 +106,13 @@ struct Score {
   double detail_wrong =
       0;  // seconds with the right waiting state but wrong choices/cursor/multi
   double aux_wrong = 0;  // seconds with wrong approval_type or details (reported)
+  /// Seconds with a state other than the truth's at confidence medium or
+  /// high (`unknown` and low-confidence verdicts are not counted): what a
+  /// user is told wrongly, not what is only not known yet.
+  double confident_wrong = 0;
   std::vector<std::string> problems;  // human-readable, with times
   double Agreement() const { return counted > 0 ? agreed / counted : 1.0; }
+  double ConfidentWrongShare() const { return counted > 0 ? confident_wrong / counted : 0.0; }
   void Add(const Score& o);
 };
 
@@ -133,6 +142,17 @@ CompletedLatency MeasureCompleted(const Fixture& f, const Timeline& pred);
 /// and mode, with no false or missed waits and right choices and cursor.
 constexpr double kPtyBar = 0.99;
 constexpr double kCapBar = 0.97;
+/// Releases held back from rule writing (issue 22): tests/fixtures/held-back.txt
+/// lists them as "<agent>/<version>". Their groups are judged against these
+/// bars in PTY and CAP mode alike, and at most this share of confident wrong
+/// time; what they miss is reported (GroupVerdict::reported), not failed.
+constexpr double kHeldBackBar = 0.97;
+constexpr double kHeldBackConfidentWrong = 0.005;
+/// The "<agent>/<version>" entries of held-back.txt under `root`, and those
+/// of $AGTMUX_HELD_BACK (comma-separated).
+std::vector<std::string> HeldBack(const std::string& root);
+/// True when `group` ("codex/0.171.0/on-request") is of a held-back release.
+bool IsHeldBack(const std::vector<std::string>& held, const std::string& group);
 
 /// One group's figures held against the bar: `failures` names every bar it
 /// misses (empty: it passes).
@@ -140,11 +160,21 @@ struct GroupVerdict {
   std::string group;
   Score score;
   int fixtures = 0;
+  bool held_back = false;  // a release no rule was written from
+  /// The bars it misses. For a held-back group they are reported (the
+  /// measure of how detection does on releases nobody wrote rules from,
+  /// issue 22) and not failed: failing CI on them would invite writing
+  /// rules from them, which would end their being held back.
   std::vector<std::string> failures;
+  std::vector<std::string> reported;
 };
 std::vector<GroupVerdict> JudgeGroups(const std::map<std::string, Score>& groups,
                                       const std::map<std::string, int>& counts, double bar);
 /// "PTY claude/2.1.330/auto  agree 99.12% of 120.3s  ...  PASS|FAIL: why"
 std::string FormatVerdict(const char* mode, const GroupVerdict& v);
+/// One line per agent over its held-back groups, then over the others:
+/// "HELD PTY codex  4 groups  agree 98.10% of 300.2s  confident_wrong 0.20%  ..."
+/// (held back) and "SEEN PTY codex ..." (the releases rules were written from).
+std::vector<std::string> FormatSplit(const char* mode, const std::vector<GroupVerdict>& v);
 
 }  // namespace agt::detect::corpus

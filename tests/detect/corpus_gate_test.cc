@@ -67,6 +67,7 @@ void RunGate(const char* mode, Replay how, double bar) {
   auto verdicts = JudgeGroups(groups, counts, bar);
   std::printf("\n");
   for (const auto& v : verdicts) std::printf("%s\n", FormatVerdict(mode, v).c_str());
+  for (const auto& line : FormatSplit(mode, verdicts)) std::printf("%s\n", line.c_str());
   for (const auto& v : verdicts) {
     if (!v.score.problems.empty()) std::printf("\n-- %s %s\n", mode, v.group.c_str());
     for (const auto& p : v.score.problems) std::printf("     %s\n", p.c_str());

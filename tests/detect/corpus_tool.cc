@@ -88,10 +88,11 @@ int Gates(const std::string& root, const std::shared_ptr<const PatternLibrary>& 
     auto verdicts = JudgeGroups(groups, counts, pty ? kPtyBar : kCapBar);
     for (const auto& v : verdicts) {
       std::printf("%s\n", FormatVerdict(mode, v).c_str());
-      failed += v.failures.empty() ? 0 : 1;
+      failed += v.failures.empty() && v.reported.empty() ? 0 : 1;
     }
+    for (const auto& line : FormatSplit(mode, verdicts)) std::printf("%s\n", line.c_str());
     for (const auto& v : verdicts) {
-      if (v.failures.empty()) continue;
+      if (v.failures.empty() && v.reported.empty()) continue;
       std::printf("   -- %s %s\n", mode, v.group.c_str());
       for (const auto& p : v.score.problems) std::printf("      %s\n", p.c_str());
     }
