@@ -197,6 +197,12 @@ request_max_retries = %d
 stream_max_retries = %d
 
 %s""" % (provider, policy, update_check, extra, port, sc.get("retries", 0), sc.get("retries", 0), trust)
+    version = agent_version("codex", os.path.dirname(os.path.dirname(bin_dir or BIN)))
+    if not sc.get("login") and version != "unknown" and version_key(version) < version_key("0.130.0"):
+        # 0.100.0 asks at every start "Codex just got an upgrade. Introducing
+        # gpt-5.3-codex." (Try new model / Use existing model) for gpt-5.1-codex; this is
+        # what it writes itself when the user keeps the model (0.130.0 no longer asks)
+        cfg += '\n[notice.model_migrations]\n"gpt-5.1-codex" = "gpt-5.3-codex"\n'
     with open(os.path.join(ch, "config.toml"), "w") as f:
         f.write(cfg)
     if sc.get("codex_version_json"):

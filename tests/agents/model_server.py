@@ -24,7 +24,8 @@ What the "model" answers comes from a scenario file (JSON), see README.md. In sh
          response headers, e.g. a rate-limit reset time)
 
 A request is "main" when it belongs to the conversation (Anthropic/OpenAI: it carries
-tools; Gemini: streamGenerateContent), else "side" (title, classifier, ...) and is
+tools, other than Codex 0.150.0's lone `skills` tool of its title request; Gemini:
+streamGenerateContent), else "side" (title, classifier, ...) and is
 answered at once. A main request whose last input is a new user message starts the next
 turn; one whose last input is a tool result (the CLI's follow-up after a tool ran, was
 denied or answered) takes the next item of the current turn; one identical to the
@@ -427,11 +428,20 @@ class Handler(BaseHTTPRequestHandler):
         if is_tool_result:
             summary["tool_results"] = [excerpt(x.get("output", ""), 300) for x in inp[-3:]
                                        if isinstance(x, dict) and x.get("type", "").endswith("_output")]
-        if not tools:
+        # Codex 0.150.0 sends its task-title request with a lone `skills` tool and a JSON
+        # schema output format ({"title": ...}); 0.160.0 and later send it without tools. A
+        # request whose tools are only `skills` is no conversation request.
+        side_tools = {"skills"}
+        if not tools or all(isinstance(t, dict) and t.get("name") in side_tools for t in tools):
             text = self.server.script.side_text
             if text is None:
                 instr = (body.get("instructions") or "").lower()
-                text = '{"title": "Lab session"}' if ("title" in instr and "json" in instr) else "Lab session"
+                if not tools:  # (unchanged for every CLI that sends side requests without tools)
+                    text = '{"title": "Lab session"}' if ("title" in instr and "json" in instr) else "Lab session"
+                else:  # 0.150.0's title request: answer its JSON schema
+                    fmt = (body.get("text") or {}).get("format") or {}
+                    props = ((fmt.get("schema") or {}).get("properties") or {}) if isinstance(fmt, dict) else {}
+                    text = '{"title": "Lab session"}' if "title" in props else "Lab session"
             self.server.log.write("request", id=rid, method="POST", path=self.path, proto="openai", kind="side",
                                   side_answer=excerpt(text), instructions=excerpt(body.get("instructions") or "", 160),
                                   **summary)

@@ -129,6 +129,14 @@ class ModelServerTest(unittest.TestCase):
         st, body = self.post("/v1/responses", {"model": "m", "stream": True, "input": "x"})
         self.assertEqual(st, 200)
         self.assertIn("response.completed", body)
+        # Codex 0.150.0's title request: a lone `skills` tool and a JSON schema: side, in JSON
+        st, body = self.post("/v1/responses", {
+            "model": "m", "stream": True, "tools": [{"type": "function", "name": "skills"}],
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "title?"}]}],
+            "text": {"format": {"type": "json_schema", "name": "codex_output_schema",
+                                "schema": {"type": "object", "properties": {"title": {"type": "string"}}}}}})
+        self.assertEqual(st, 200)
+        self.assertIn('{\\"title\\": \\"Lab session\\"}', body)
         st, body = self.post("/v1beta/models/g:generateContent", {"contents": [{"role": "user", "parts": [{"text": "x"}]}]})
         self.assertEqual(json.loads(json.loads(body)["candidates"][0]["content"]["parts"][0]["text"])["next_speaker"], "user")
 

@@ -43,7 +43,29 @@ def gen_claude():
     def end(turn, extra=3.0): return [{"do": "wait_turn_end", "turn": turn}, {"do": "sleep", "s": extra}, {"do": "exit"}]
     def dialog(turn, item, regex, dwell=2.0):
         return [{"do": "wait_response", "turn": turn, "item": item}, {"do": "wait_screen", "regex": regex}, {"do": "sleep", "s": dwell}]
-    save = saver("claude")
+    base_save = saver("claude")
+    # expect_since "2.1.250" below: what 2.1.250 and 2.1.330 on show.
+    # 2.0.76 draws these dialogs differently: a free-text third option instead of "No",
+    # "don't ask again for <command> commands in <cwd>" for every command, no "Chat about
+    # this". Its strings are the base (releases before 2.1.85); what 2.1.85 and 2.1.197
+    # show moves to expect_since "2.1.85", so every release from 2.1.85 on keeps its own.
+    TYPE_HERE = "Type here to tell Claude what to do differently"
+    BEFORE_2185 = {
+        ("shell_approved", 0): ["Yes", "Yes, and don't ask again for mkdir -p build/out and touch build/out/lab.txt commands in " + W % "shell_approved", TYPE_HERE],
+        ("shell_denied", 0): ["Yes", "Yes, and don't ask again for rm -rf build commands in " + W % "shell_denied", TYPE_HERE],
+        ("long_tool_run", 0): ["Yes", "Yes, and don't ask again for touch build.stamp commands in " + W % "long_tool_run", TYPE_HERE],
+        ("file_edit", 1): ["Yes", "Yes, allow all edits during this session (shift+tab)", TYPE_HERE],
+        ("file_edit", 2): ["Yes", "Yes, allow all edits during this session (shift+tab)", TYPE_HERE],
+        ("question_single", 0): ["pytest", "unittest", "doctest", "Type something."],
+    }
+
+    def save(sc):
+        for (name, i), choices in BEFORE_2185.items():
+            if sc["name"] == name:
+                item = sc["turns"][0][i]
+                item["expect_since"] = dict({"2.1.85": {"choices": item["expect"]["choices"]}}, **item.get("expect_since", {}))
+                item["expect"]["choices"] = choices
+        base_save(sc)
 
 
     save({"agent": "claude", "name": "long_answer",
@@ -70,7 +92,7 @@ def gen_claude():
                "tool": {"name": "Bash", "input": {"command": "rm -rf build", "description": "Remove the build directory"}},
                "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": "rm -rf build",
                           "choices": ["Yes", "Yes, and always allow access to work/ from this project", "No"], "multi_select": False, "cursor_position": 1},
-               "expect_since": {"2.1.330": {"choices": ["Yes", "Yes, and always allow access to %s from this project" % (W % "shell_denied"), "No"]}}},
+               "expect_since": {"2.1.250": {"choices": ["Yes", "Yes, and always allow access to %s from this project" % (W % "shell_denied"), "No"]}}},
               {"text": "OK, I will not remove it."}]],
           "steps": ready() + [{"do": "prompt", "text": "clean the build directory"}]
                    + dialog(0, 0, r"Do you want to proceed\?") + [{"do": "keys", "keys": ["Escape"], "resolves": True},
@@ -84,12 +106,12 @@ def gen_claude():
                "tool": {"name": "Edit", "input": {"file_path": W % "file_edit" + "/hello.py", "old_string": "return 'Hello, ' + name", "new_string": "return 'Hello there, ' + name + '!'"}},
                "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Do you want to make this edit to hello.py?", "subject": "hello.py",
                           "choices": ["Yes", "Yes, allow all edits during this session (shift+tab)", "No"], "multi_select": False, "cursor_position": 1},
-               "expect_since": {"2.1.330": {"choices": ["Yes", "Yes, and switch to accept edits (auto-approve file edits and common file commands) for this session (shift+tab)", "No"]}}},
+               "expect_since": {"2.1.250": {"choices": ["Yes", "Yes, and switch to accept edits (auto-approve file edits and common file commands) for this session (shift+tab)", "No"]}}},
               {"text": "Now the notes file.",
                "tool": {"name": "Write", "input": {"file_path": W % "file_edit" + "/NOTES.md", "content": "# Notes\n\nThe greeting is now friendlier.\n"}},
                "expect": {"state": "waiting_approval", "approval_type": "file_edit", "details": "Do you want to create NOTES.md?", "subject": "NOTES.md",
                           "choices": ["Yes", "Yes, allow all edits during this session (shift+tab)", "No"], "multi_select": False, "cursor_position": 1},
-               "expect_since": {"2.1.330": {"choices": ["Yes", "Yes, and switch to accept edits (auto-approve file edits and common file commands) for this session (shift+tab)", "No"]}}},
+               "expect_since": {"2.1.250": {"choices": ["Yes", "Yes, and switch to accept edits (auto-approve file edits and common file commands) for this session (shift+tab)", "No"]}}},
               {"text": "Done: `hello.py` now says *Hello there* and `NOTES.md` records the change.", "chunk": 8, "delay": 0.05}]],
           "steps": ready() + [{"do": "prompt", "text": "make the greeting friendlier and write a note"}]
                    + dialog(0, 1, r"Do you want to make this edit to hello\.py\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}]
@@ -178,7 +200,7 @@ def gen_claude():
                "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Do you want to proceed?", "subject": "sleep 6 && touch build.stamp",
                           "choices": ["Yes", "Yes, and always allow access to work/ from this project", "No"],
                           "multi_select": False, "cursor_position": 1},
-               "expect_since": {"2.1.330": {"choices": ["Yes", "Yes, and always allow access to %s from this project" % (W % "long_tool_run"), "No"]}}},
+               "expect_since": {"2.1.250": {"choices": ["Yes", "Yes, and always allow access to %s from this project" % (W % "long_tool_run"), "No"]}}},
               {"text": "The build step finished and wrote `build.stamp`.", "chunk": 8, "delay": 0.05}]],
           "steps": ready() + [{"do": "prompt", "text": "run the slow build step"}]
                    + dialog(0, 0, r"Do you want to proceed\?") + [{"do": "keys", "keys": ["Enter"], "resolves": True}] + end(0)})
@@ -335,9 +357,15 @@ def gen_gemini():
           "steps": ready() + [{"do": "prompt", "text": "explain this project in detail"}] + end(0)})
 
     def shell_item(cmd, desc):
+        # The question line names the command differently per release: 0.28.2 and 0.30.1
+        # every root command ("Allow execution of: 'mkdir, touch'?"), 0.40.1 the first
+        # word in brackets ("Allow execution of [mkdir]?"), 0.51.0 and 0.61.0 the tool.
+        roots = ", ".join(dict.fromkeys(part.split()[0] for part in cmd.split("&&")))
         return {"tool": {"name": "run_shell_command", "input": {"command": cmd, "description": desc}},
-                "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Allow execution of [Shell]?", "subject": cmd,
-                           "choices": SHELL_CH, "multi_select": False, "cursor_position": 1}}
+                "expect": {"state": "waiting_approval", "approval_type": "shell", "details": "Allow execution of: '%s'?" % roots,
+                           "subject": cmd, "choices": SHELL_CH, "multi_select": False, "cursor_position": 1},
+                "expect_since": {"0.40.1": {"details": "Allow execution of [%s]?" % cmd.split()[0]},
+                                 "0.51.0": {"details": "Allow execution of [Shell]?"}}}
 
     save({"agent": "gemini", "name": "shell_approved",
           "description": "run_shell_command: the confirmation shows; the user approves with Enter; the command runs; the model answers; the turn completes; /quit.",
@@ -376,8 +404,11 @@ def gen_gemini():
           "description": "ask_user with one single-choice question: the 'Answer Questions' box shows; the user moves down once and selects with Enter (which submits); the model answers; the turn completes; /quit.",
           "turns": [[{"tool": {"name": "ask_user", "input": {"questions": [Q]}},
                       "expect": {"state": "waiting_input", "approval_type": "user_question", "details": Q["question"],
-                                 "choices": ["pytest", "unittest", "doctest"], "multi_select": False, "cursor_position": 1,
-                                 "note": "the list scrolls (▲/▼ markers); only these three options are visible"}},
+                                 "choices": ["pytest", "unittest"], "multi_select": False, "cursor_position": 1,
+                                 "note": "the list scrolls (▲/▼ markers); only these two options are visible"},
+                      # 0.28.2 and 0.30.1 (a taller banner) draw two options, 0.40.1 on three
+                      "expect_since": {"0.40.1": {"choices": ["pytest", "unittest", "doctest"],
+                                                  "note": "the list scrolls (▲/▼ markers); only these three options are visible"}}},
                      {"text": "Great, I'll set up the tests with that framework.", "chunk": 8, "delay": 0.05}]],
           "steps": ready() + [{"do": "prompt", "text": "add tests, ask me which framework"}]
                    + dialog(0, 0, r"Which test framework") + [{"do": "keys", "keys": ["Down"], "update": {"cursor_position": 2}}, {"do": "sleep", "s": 1.0},
