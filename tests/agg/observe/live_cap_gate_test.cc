@@ -209,38 +209,48 @@ TEST(LiveCapGate, WithHooks) {
   for (const auto& v : verdicts) EXPECT_TRUE(v.failures.empty()) << FormatVerdict("F-LIVE", v);
 }
 
-// The gate can fail: with Claude Code's approval rules taken out of a copy
-// of the pattern set, its approval is missed live and the group fails.
+// The gate can fail: with Claude Code's approval rules (and the generic
+// set's dialog rules under them) taken out of a copy of the pattern sets,
+// its approval is missed live and the group fails.
 TEST(LiveCapGate, FailsWithoutClaudesApprovalRules) {
   const std::string src = PatternsDir();
   ASSERT_FALSE(src.empty()) << "AGTMUX_PATTERNS_DIR is not set (meson sets it)";
   TestEnv scratch;
   const std::string dir = scratch.root + "/patterns";
   std::filesystem::copy(src, dir, std::filesystem::copy_options::recursive);
-  std::ifstream in(dir + "/claude.toml");
-  std::stringstream text;
-  text << in.rdbuf();
-  // Drops every [[rule]] block whose id starts with "claude.approval.".
-  std::string kept, block;
-  bool approval = false;
-  std::string line;
-  int dropped = 0;
-  auto flush = [&] {
-    if (approval) ++dropped;
-    else kept += block;
-    block.clear();
-    approval = false;
+  // Drops every [[rule]] block of `file` whose id starts with `prefix`;
+  // returns how many.
+  auto drop = [&dir](const std::string& file, const std::string& prefix) {
+    std::ifstream in(dir + "/" + file);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string kept, block;
+    bool hit = false;
+    std::string line;
+    int dropped = 0;
+    auto flush = [&] {
+      if (hit) ++dropped;
+      else kept += block;
+      block.clear();
+      hit = false;
+    };
+    while (std::getline(text, line)) {
+      if (line.rfind("[[rule]]", 0) == 0 || (line.rfind("[", 0) == 0 && line.rfind("[[rule.", 0) != 0 &&
+                                             line.rfind("[rule.", 0) != 0))
+        flush();
+      if (line.rfind("id = \"" + prefix, 0) == 0) hit = true;
+      block += line + "\n";
+    }
+    flush();
+    std::ofstream(dir + "/" + file, std::ios::trunc) << kept;
+    return dropped;
   };
-  while (std::getline(text, line)) {
-    if (line.rfind("[[rule]]", 0) == 0 || (line.rfind("[", 0) == 0 && line.rfind("[[rule.", 0) != 0 &&
-                                           line.rfind("[rule.", 0) != 0))
-      flush();
-    if (line.rfind("id = \"claude.approval.", 0) == 0) approval = true;
-    block += line + "\n";
-  }
-  flush();
-  ASSERT_GE(dropped, 2) << "no claude.approval.* rules found in " << src << "/claude.toml";
-  std::ofstream(dir + "/claude.toml", std::ios::trunc) << kept;
+  ASSERT_GE(drop("claude.toml", "claude.approval."), 2)
+      << "no claude.approval.* rules found in " << src << "/claude.toml";
+  // The generic set's structural dialog rules run under Claude's and would
+  // read the dialog (docs/patterns.md, "Generic evidence"): they go too.
+  ASSERT_GE(drop("generic.toml", "generic.dialog."), 1)
+      << "no generic.dialog.* rules found in " << src << "/generic.toml";
   auto rec = live::LoadRecording(FixturesRoot() + "/claude/2.1.330/shell_approved");
   ASSERT_TRUE(rec.ok()) << rec.error().message;
   auto verdicts = PlayLive("LIVE-BROKEN", {std::move(rec).value()}, dir);
