@@ -127,15 +127,18 @@ int ScreenView::PromptRow() {
 bool ScreenView::Live(const Menu& menu, int first_row) {
   const int end = first_row + std::max(menu.last_row, menu.footer_row);
   if (PromptRow() > end) return false;
+  int rules = 0;
   for (int r = end + 1; r <= cutter_.last_nonblank(); ++r) {
     std::string_view row = cutter_.lines()[static_cast<size_t>(r)];
     const size_t b = row.find_first_not_of(' ');
     // The bottom border of the dialog's own box ("╰────╯") closes it.
     const bool closes = b != std::string_view::npos &&
                         (row.substr(b).starts_with("╰") || row.substr(b).starts_with("└"));
-    if (!closes && IsRuleLine(row)) return false;
+    if (!closes && IsRuleLine(row)) ++rules;
   }
-  return true;
+  // Two rules below are an input box (the composer between them); one is a
+  // separator above a footer (Gemini 0.29's status rows under its dialog).
+  return rules < 2;
 }
 
 // The dialog region: the last menu on the whole screen (the set's style) and
@@ -145,9 +148,9 @@ bool ScreenView::Live(const Menu& menu, int first_row) {
 // A dialog is live only while it is the last thing on screen: an answered
 // one stays in the scrollback above what came after it (a fresh banner and
 // an empty prompt under an accepted warning), so a menu with the agent's
-// prompt row below it, or a horizontal rule below its footer (the rules
-// around an input box; the bottom border of the dialog's own box does not
-// count), is no dialog.
+// prompt row below it, or two horizontal rules below its footer (an input
+// box; the bottom border of the dialog's own box does not count, and one
+// rule is a separator above a footer), is no dialog.
 void ScreenView::FindDialog() {
   if (dialog_found_) return;
   dialog_found_ = true;

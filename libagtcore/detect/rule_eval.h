@@ -49,9 +49,9 @@ class ScreenView {
   void FindDialog();
   void FindPrompt();
   /// False for a menu (found in rows starting at screen row `first_row`)
-  /// that is not the last thing on screen: the agent's prompt row, or a
-  /// horizontal rule, below its options and footer (an answered dialog left
-  /// in the scrollback above what came after it).
+  /// that is not the last thing on screen: the agent's prompt row, or two
+  /// horizontal rules (an input box), below its options and footer (an
+  /// answered dialog left in the scrollback above what came after it).
   bool Live(const Menu& menu, int first_row);
   RegionCutter cutter_;
   const MenuStyle* style_;

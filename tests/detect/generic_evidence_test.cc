@@ -230,13 +230,18 @@ TEST_F(GenericEvidence, ADialogInTheScrollbackIsNotLive) {
   after.insert(after.end(), {"", "Done", "", "› Ask"});
   v = At(1000, after);
   EXPECT_EQ(v.signal.state, State::kIdle);
-  // Or a horizontal rule (the top of an input box) below it.
+  // Or an input box (two horizontal rules) below it.
   std::string rule;
   for (int i = 0; i < 30; ++i) rule += "─";
   after = dialog;
   after.insert(after.end(), {"", rule, "  typed text", rule});
   v = At(2000, after);
   EXPECT_NE(v.signal.state, State::kWaitingApproval);
+  // One rule above a footer is a separator: the dialog is live.
+  after = dialog;
+  after.insert(after.end(), {"", rule, " shift+tab to accept edits"});
+  v = At(3000, after);
+  EXPECT_EQ(v.signal.state, State::kWaitingApproval);
 }
 
 TEST_F(GenericEvidence, TheGenericSetReadsADialogTheAgentsRulesDoNotKnow) {
