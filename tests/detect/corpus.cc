@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <set>
+#include <sstream>
 
 #include "libagtcore/detect/pattern_analyzer.h"
 #include "libagtcore/screen/stream_scanner.h"
@@ -469,6 +470,24 @@ std::vector<std::string> HeldBack(const std::string& root) {
   return out;
 }
 
+std::vector<std::string> BelowBar(const std::string& root) {
+  std::vector<std::string> out;
+  auto text = ReadTextFile(root + "/below-bar.txt");
+  if (!text.ok()) return out;
+  size_t pos = 0;
+  while (pos < text->size()) {
+    size_t nl = text->find('\n', pos);
+    if (nl == std::string::npos) nl = text->size();
+    std::string line = text->substr(pos, nl - pos);
+    pos = nl + 1;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::string first;
+    if (words >> first) out.push_back(first);
+  }
+  return out;
+}
+
 bool IsHeldBack(const std::vector<std::string>& held, const std::string& group) {
   for (const auto& h : held)
     if (group.compare(0, h.size() + 1, h + "/") == 0) return true;
@@ -479,11 +498,13 @@ std::vector<GroupVerdict> JudgeGroups(const std::map<std::string, Score>& groups
                                       const std::map<std::string, int>& counts, double bar) {
   std::vector<GroupVerdict> out;
   const std::vector<std::string> held = HeldBack(FixturesRoot());
+  const std::vector<std::string> below = BelowBar(FixturesRoot());
   for (const auto& [group, s] : groups) {
     GroupVerdict v;
     v.group = group;
     v.score = s;
     v.held_back = IsHeldBack(held, group);
+    v.below_bar = !v.held_back && IsHeldBack(below, group);
     if (auto it = counts.find(group); it != counts.end()) v.fixtures = it->second;
     char b[96];
     const double want = v.held_back ? std::min(bar, kHeldBackBar) : bar;
@@ -506,7 +527,7 @@ std::vector<GroupVerdict> JudgeGroups(const std::map<std::string, Score>& groups
       std::snprintf(b, sizeof b, "%.2fs of wrong choices/cursor", s.detail_wrong);
       v.failures.emplace_back(b);
     }
-    if (v.held_back) v.reported.swap(v.failures);
+    if (v.held_back || v.below_bar) v.reported.swap(v.failures);
     out.push_back(std::move(v));
   }
   return out;
@@ -521,10 +542,14 @@ std::string FormatVerdict(const char* mode, const GroupVerdict& v) {
                 "confident_wrong %.2f%%%s  %s",
                 mode, v.group.c_str(), v.fixtures, 100 * s.Agreement(), s.counted,
                 s.false_approval, s.waits, s.missed_waits, s.detail_wrong, s.aux_wrong,
-                100 * s.ConfidentWrongShare(), v.held_back ? "  held-back" : "",
+                100 * s.ConfidentWrongShare(),
+                v.held_back   ? "  held-back"
+                : v.below_bar ? "  below-bar"
+                              : "",
                 !v.failures.empty()  ? "FAIL:"
                 : v.reported.empty() ? "PASS"
-                                     : "BELOW (held back, reported):");
+                : v.held_back        ? "BELOW (held back, reported):"
+                                     : "BELOW (below-bar.txt, reported):");
   std::string out = b;
   for (size_t i = 0; i < v.failures.size(); ++i) out += (i ? "; " : " ") + v.failures[i];
   for (size_t i = 0; i < v.reported.size(); ++i) out += (i ? "; " : " ") + v.reported[i];

@@ -151,6 +151,11 @@ constexpr double kHeldBackConfidentWrong = 0.005;
 /// The "<agent>/<version>" entries of held-back.txt under `root`, and those
 /// of $AGTMUX_HELD_BACK (comma-separated).
 std::vector<std::string> HeldBack(const std::string& root);
+/// The "<agent>/<version>" entries of below-bar.txt under `root`: releases
+/// rules were written from whose screens lag the truth past the grace with
+/// no stream signal to say so sooner (each line says why). Judged against
+/// the bars like the others; what they miss is reported, not failed.
+std::vector<std::string> BelowBar(const std::string& root);
 /// True when `group` ("codex/0.171.0/on-request") is of a held-back release.
 bool IsHeldBack(const std::vector<std::string>& held, const std::string& group);
 
@@ -161,6 +166,7 @@ struct GroupVerdict {
   Score score;
   int fixtures = 0;
   bool held_back = false;  // a release no rule was written from
+  bool below_bar = false;  // listed in below-bar.txt: misses reported, not failed
   /// The bars it misses. For a held-back group they are reported (the
   /// measure of how detection does on releases nobody wrote rules from,
   /// issue 22) and not failed: failing CI on them would invite writing

@@ -59,11 +59,22 @@ def gen_claude():
         ("question_single", 0): ["pytest", "unittest", "doctest", "Type something."],
     }
 
+    # 2.0.60 (recorded to write rules from, 2026-11-29) offers "similar commands"
+    # for a compound command; 2.0.76 names each one (BEFORE_2185).
+    BEFORE_2076 = {
+        ("shell_approved", 0): ["Yes", "Yes, and don't ask again for similar commands in " + W % "shell_approved", TYPE_HERE],
+    }
+
     def save(sc):
         for (name, i), choices in BEFORE_2185.items():
             if sc["name"] == name:
                 item = sc["turns"][0][i]
                 item["expect_since"] = dict({"2.1.85": {"choices": item["expect"]["choices"]}}, **item.get("expect_since", {}))
+                item["expect"]["choices"] = choices
+        for (name, i), choices in BEFORE_2076.items():
+            if sc["name"] == name:
+                item = sc["turns"][0][i]
+                item["expect_since"] = dict({"2.0.76": {"choices": item["expect"]["choices"]}}, **item.get("expect_since", {}))
                 item["expect"]["choices"] = choices
         base_save(sc)
 
