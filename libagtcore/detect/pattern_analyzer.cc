@@ -374,9 +374,9 @@ ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in,
   ScreenReading out = ReadOne(set, in, -1);
   // The set under the agent's own (the generic one): its structural dialog
   // rules (a question, numbered options with a cursor, a hint; menu = true)
-  // read a dialog no rule of the agent's set knows. They rank below every waiting or error
-  // rule of the agent's own set, and above what it says otherwise: a dialog
-  // on screen is never read as running or idle.
+  // read a dialog no rule of the agent's set knows. They rank below every
+  // waiting or error rule of the agent's own set, and above what it says
+  // otherwise: a dialog on screen is never read as running or idle.
   if (under != nullptr && under != &set &&
       !(out.best && (IsWaiting(out.best->rule->state) ||
                      out.best->rule->state == State::kError))) {

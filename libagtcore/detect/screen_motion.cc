@@ -11,10 +11,15 @@ namespace {
 // Decodes one UTF-8 code point at s[i] and advances i (bad bytes: U+FFFD).
 char32_t NextCp(std::string_view s, size_t& i) {
   auto c = static_cast<unsigned char>(s[i]);
-  int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+  int len = c < 0x80         ? 1
+            : (c >> 5) == 6  ? 2
+            : (c >> 4) == 14 ? 3
+            : (c >> 3) == 30 ? 4
+                             : 1;
   if (i + static_cast<size_t>(len) > s.size()) len = 1;
   char32_t cp = len == 1 ? c : c & (0x7F >> len);
-  for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  for (int k = 1; k < len; ++k)
+    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
   i += static_cast<size_t>(len);
   return (len == 1 && c >= 0x80) ? 0xFFFD : cp;
 }
@@ -24,10 +29,33 @@ char32_t NextCp(std::string_view s, size_t& i) {
 bool IsSpinnerGlyph(char32_t cp) {
   if (cp >= 0x2800 && cp <= 0x28FF) return true;
   switch (cp) {
-    case U'·': case U'✢': case U'✳': case U'✶': case U'✻': case U'✽': case U'*':
-    case U'◐': case U'◑': case U'◒': case U'◓': case U'●': case U'○': case U'◦':
-    case U'•': case U'⏺': case U'◉': case U'◯': case U'|': case U'/': case U'-':
-    case U'\\': case U'⣾': case U'◴': case U'◵': case U'◶': case U'◷':
+    case U'·':
+    case U'✢':
+    case U'✳':
+    case U'✶':
+    case U'✻':
+    case U'✽':
+    case U'*':
+    case U'◐':
+    case U'◑':
+    case U'◒':
+    case U'◓':
+    case U'●':
+    case U'○':
+    case U'◦':
+    case U'•':
+    case U'⏺':
+    case U'◉':
+    case U'◯':
+    case U'|':
+    case U'/':
+    case U'-':
+    case U'\\':
+    case U'⣾':
+    case U'◴':
+    case U'◵':
+    case U'◶':
+    case U'◷':
       return true;
     default:
       return false;
@@ -39,7 +67,8 @@ bool IsSpinnerGlyph(char32_t cp) {
 // A bare number (a line number in a file listing that scrolled) is no timer.
 bool HasTimer(std::string_view row) {
   for (size_t i = 0; i < row.size(); ++i) {
-    if (row[i] < '0' || row[i] > '9' || (i > 0 && std::isalnum(static_cast<unsigned char>(row[i - 1]))))
+    if (row[i] < '0' || row[i] > '9' ||
+        (i > 0 && std::isalnum(static_cast<unsigned char>(row[i - 1]))))
       continue;
     size_t j = i;
     while (j < row.size() && row[j] >= '0' && row[j] <= '9') ++j;
@@ -78,7 +107,8 @@ std::string FoldTicking(std::string_view row) {
   return out;
 }
 
-void ScreenMotion::Observe(const Screen& screen, TimeNs now, int below_row, bool may_tick) {
+void ScreenMotion::Observe(const Screen& screen, TimeNs now, int below_row,
+                           bool may_tick) {
   const auto& rows = screen.lines;
   if (rows.size() != prev_.size()) {
     changed_at_ = now;
@@ -86,8 +116,8 @@ void ScreenMotion::Observe(const Screen& screen, TimeNs now, int below_row, bool
     return;
   }
   int last = static_cast<int>(rows.size()) - 1;
-  while (last >= 0 && rows[static_cast<size_t>(last)].find_first_not_of(' ') ==
-                          std::string::npos)
+  while (last >= 0 &&
+         rows[static_cast<size_t>(last)].find_first_not_of(' ') == std::string::npos)
     --last;
   const int top_excl = below_row >= 0 ? below_row : last + 1;
   const int from = std::max(0, top_excl - kWindow);

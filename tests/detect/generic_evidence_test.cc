@@ -103,7 +103,8 @@ class GenericEvidence : public ::testing::Test {
   StreamSignals signals_;
 };
 
-std::vector<std::string> Screen3(std::string status, std::vector<std::string> below = {}) {
+std::vector<std::string> Screen3(std::string status,
+                                 std::vector<std::string> below = {}) {
   std::vector<std::string> s = {"› fix it", "• reading the code", status, "", "› Ask"};
   s.insert(s.end(), below.begin(), below.end());
   s.emplace_back("");
@@ -113,8 +114,8 @@ std::vector<std::string> Screen3(std::string status, std::vector<std::string> be
 TEST_F(GenericEvidence, TheTranscriptEndsAtThePromptHoweverManyRowsFollow) {
   // A release that draws three footer rows instead of one: the turn's end is
   // still the last entry above the prompt.
-  Verdict v = At(0, {"› fix it", "• fixed", "Done", "", "› Ask", "model line", "  wrapped title",
-                     "← hints"});
+  Verdict v = At(0, {"› fix it", "• fixed", "Done", "", "› Ask", "model line",
+                     "  wrapped title", "← hints"});
   EXPECT_EQ(v.signal.state, State::kIdle);
   EXPECT_EQ(v.signal.rule_id, "demo.turn.done");
 }
@@ -130,7 +131,8 @@ TEST_F(GenericEvidence, ATickingTimerIsRunningWhateverTheRulesSay) {
   EXPECT_GT(v.recheck_at, 1000 * kNsPerMs);
   // Gone from the screen: the evidence ends at once, not when its window does.
   v = At(1200, {"Done", "", "› Ask"});
-  EXPECT_EQ(v.signal.state, State::kIdle) << "ticking alone is evidence of work, not of a turn";
+  EXPECT_EQ(v.signal.state, State::kIdle)
+      << "ticking alone is evidence of work, not of a turn";
   // A timer that stopped ticking (a frozen agent) is no evidence.
   At(2000, {"⠋ Thinking (9s)", "", "› Ask"});
   At(2500, {"⠙ Thinking (10s)", "", "› Ask"});
@@ -221,8 +223,8 @@ confidence = "medium"
 }
 
 TEST_F(GenericEvidence, ADialogInTheScrollbackIsNotLive) {
-  const std::vector<std::string> dialog = {"• reading", "", "Run this?", "› 1. Yes", "  2. No",
-                                           "esc to cancel"};
+  const std::vector<std::string> dialog = {"• reading", "",        "Run this?",
+                                           "› 1. Yes",  "  2. No", "esc to cancel"};
   Verdict v = At(0, dialog);
   EXPECT_EQ(v.signal.state, State::kWaitingApproval);
   // Answered: the agent drew its prompt below it.
@@ -245,8 +247,10 @@ TEST_F(GenericEvidence, ADialogInTheScrollbackIsNotLive) {
 }
 
 TEST_F(GenericEvidence, TheGenericSetReadsADialogTheAgentsRulesDoNotKnow) {
-  const std::vector<std::string> browser = {"› fix it", "", "Allow the browser to open example.com?",
-                                            "› 1. Allow", "  2. Deny", "", "enter to confirm"};
+  const std::vector<std::string> browser = {
+      "› fix it",        "",          "Allow the browser to open example.com?",
+      "› 1. Allow",      "  2. Deny", "",
+      "enter to confirm"};
   At(0, browser);
   Verdict v = At(600, browser);  // after the default approval settle time
   EXPECT_EQ(v.signal.state, State::kWaitingApproval);
