@@ -85,4 +85,15 @@ void AppendUtf8(std::string* out, uint32_t cp) {
   }
 }
 
+char32_t NextCodePoint(std::string_view s, size_t* i) {
+  auto c = static_cast<unsigned char>(s[*i]);
+  int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+  if (*i + static_cast<size_t>(len) > s.size()) len = 1;
+  char32_t cp = len == 1 ? c : c & (0x7F >> len);
+  for (int k = 1; k < len; ++k)
+    cp = (cp << 6) | (static_cast<unsigned char>(s[*i + k]) & 0x3F);
+  *i += static_cast<size_t>(len);
+  return (len == 1 && c >= 0x80) ? 0xFFFD : cp;
+}
+
 }  // namespace agt::core

@@ -18,6 +18,11 @@ bool IsValidUtf8(std::string_view s, size_t* bad_offset = nullptr);
 /// `s` with every ill-formed sequence replaced by U+FFFD.
 std::string SanitizeUtf8(std::string_view s);
 
+/// Decodes the code point at s[*i] and advances *i past it; a byte that
+/// starts no well-formed sequence yields U+FFFD and advances by one. For
+/// scanning screen rows, which hold what a terminal drew.
+char32_t NextCodePoint(std::string_view s, size_t* i);
+
 /// Appends `cp` encoded as UTF-8; nothing for a value above U+10FFFF.
 void AppendUtf8(std::string* out, uint32_t cp);
 

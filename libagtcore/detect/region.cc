@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "libagtcore/base/utf8.h"
+
 namespace agt::detect {
 namespace {
 
@@ -20,21 +22,6 @@ bool ParseCount(std::string_view text, std::string_view name, int* n) {
   return ec == std::errc() && p == num.data() + num.size() && *n > 0 && *n <= 1000;
 }
 
-// Decodes one UTF-8 code point at s[i]; advances i. Bad bytes yield 0xFFFD.
-char32_t NextCp(std::string_view s, size_t& i) {
-  auto c = static_cast<unsigned char>(s[i]);
-  int len = c < 0x80         ? 1
-            : (c >> 5) == 6  ? 2
-            : (c >> 4) == 14 ? 3
-            : (c >> 3) == 30 ? 4
-                             : 1;
-  if (i + static_cast<size_t>(len) > s.size()) len = 1;
-  char32_t cp = len == 1 ? c : c & (0x7F >> len);
-  for (int k = 1; k < len; ++k)
-    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += static_cast<size_t>(len);
-  return (len == 1 && c >= 0x80) ? 0xFFFD : cp;
-}
 
 }  // namespace
 
@@ -112,7 +99,7 @@ bool IsRuleLine(std::string_view line) {
   int horizontals = 0;
   int others = 0;
   while (i < line.size()) {
-    char32_t cp = NextCp(line, i);
+    char32_t cp = core::NextCodePoint(line, &i);
     switch (cp) {
       case U' ':
         break;

@@ -5,24 +5,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "libagtcore/base/utf8.h"
+
 namespace agt::detect {
 namespace {
 
-// Decodes one UTF-8 code point at s[i] and advances i (bad bytes: U+FFFD).
-char32_t NextCp(std::string_view s, size_t& i) {
-  auto c = static_cast<unsigned char>(s[i]);
-  int len = c < 0x80         ? 1
-            : (c >> 5) == 6  ? 2
-            : (c >> 4) == 14 ? 3
-            : (c >> 3) == 30 ? 4
-                             : 1;
-  if (i + static_cast<size_t>(len) > s.size()) len = 1;
-  char32_t cp = len == 1 ? c : c & (0x7F >> len);
-  for (int k = 1; k < len; ++k)
-    cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += static_cast<size_t>(len);
-  return (len == 1 && c >= 0x80) ? 0xFFFD : cp;
-}
 
 // The glyphs agents turn while they work: Braille spinners (Codex, Gemini,
 // Claude's title), Claude's asterisks and quarter circles, dots and bullets.
@@ -90,7 +77,7 @@ std::string FoldTicking(std::string_view row) {
   while (i < row.size() && row[i] == ' ') out += row[i++];
   if (i < row.size()) {
     size_t j = i;
-    char32_t cp = NextCp(row, j);
+    char32_t cp = core::NextCodePoint(row, &j);
     if (IsSpinnerGlyph(cp)) {
       out += '\x01';
       i = j;

@@ -39,3 +39,22 @@ TEST(Utf8Test, SanitizeReplacesOnlyBadBytes) {
 
 }  // namespace
 }  // namespace agt::core
+
+namespace agt::core {
+namespace {
+
+TEST(Utf8Test, NextCodePointWalksGlyphsAndReplacesBadBytes) {
+  const std::string s = "a\xE2\xA0\x8B\xF0\x9F\x98\x80\xFF\xE2\xA0";  // a ⠋ 😀 bad, cut
+  size_t i = 0;
+  EXPECT_EQ(NextCodePoint(s, &i), U'a');
+  EXPECT_EQ(NextCodePoint(s, &i), U'\u280B');
+  EXPECT_EQ(i, 4u);
+  EXPECT_EQ(NextCodePoint(s, &i), U'\U0001F600');
+  EXPECT_EQ(NextCodePoint(s, &i), U'\uFFFD');  // 0xFF starts nothing
+  EXPECT_EQ(i, 9u);
+  EXPECT_EQ(NextCodePoint(s, &i), U'\uFFFD');  // a sequence cut at the end
+  EXPECT_EQ(i, 10u);
+}
+
+}  // namespace
+}  // namespace agt::core

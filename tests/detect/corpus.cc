@@ -440,6 +440,28 @@ CompletedLatency MeasureCompleted(const Fixture& f, const Timeline& pred) {
   return out;
 }
 
+namespace {
+
+// The first word of each line of a list file (tests/fixtures/held-back.txt,
+// below-bar.txt): "#" starts a comment, blank lines are skipped; a missing
+// file is an empty list.
+std::vector<std::string> ListFile(const std::string& path) {
+  std::vector<std::string> out;
+  auto text = ReadTextFile(path);
+  if (!text.ok()) return out;
+  std::istringstream lines(*text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::string first;
+    if (words >> first) out.push_back(first);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> HeldBack(const std::string& root) {
   std::vector<std::string> out;
   // $AGTMUX_HELD_BACK adds "<agent>/<version>,..." (check-release.sh
@@ -454,38 +476,12 @@ std::vector<std::string> HeldBack(const std::string& root) {
       v.remove_prefix(comma + 1);
     }
   }
-  auto text = ReadTextFile(root + "/held-back.txt");
-  if (!text.ok()) return out;
-  size_t pos = 0;
-  while (pos < text->size()) {
-    size_t nl = text->find('\n', pos);
-    if (nl == std::string::npos) nl = text->size();
-    std::string line = text->substr(pos, nl - pos);
-    pos = nl + 1;
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.pop_back();
-    size_t b = line.find_first_not_of(" \t");
-    if (b != std::string::npos) out.push_back(line.substr(b));
-  }
+  for (auto& e : ListFile(root + "/held-back.txt")) out.push_back(std::move(e));
   return out;
 }
 
 std::vector<std::string> BelowBar(const std::string& root) {
-  std::vector<std::string> out;
-  auto text = ReadTextFile(root + "/below-bar.txt");
-  if (!text.ok()) return out;
-  size_t pos = 0;
-  while (pos < text->size()) {
-    size_t nl = text->find('\n', pos);
-    if (nl == std::string::npos) nl = text->size();
-    std::string line = text->substr(pos, nl - pos);
-    pos = nl + 1;
-    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    std::istringstream words(line);
-    std::string first;
-    if (words >> first) out.push_back(first);
-  }
-  return out;
+  return ListFile(root + "/below-bar.txt");
 }
 
 bool IsHeldBack(const std::vector<std::string>& held, const std::string& group) {
