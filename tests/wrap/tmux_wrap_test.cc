@@ -231,7 +231,15 @@ TEST(TmuxWrap, TerminalModesAreRestoredHoweverTheChildEnds) {
     t.Literal("sh", "(stty -a; " + flags + ") > " + before + "; " + kWrap + cmd + "; echo rc=$? > " + d +
                         "/" + name + ".rc; (stty -a; " + flags + ") > " + after);
     t.Keys("sh", "Enter");
-    ASSERT_TRUE(WaitFor([&] { return ReadFile(after).find("flags") != std::string::npos; }, 8000)) << name;
+    // The "flags N" line whole: it may still be being written when the word
+    // is already in the file (a CI run read "...flags" and failed).
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          const std::string a = ReadFile(after);
+          return a.find("\nflags ") != std::string::npos && a.back() == '\n';
+        },
+        8000))
+        << name << ": " << ReadFile(after);
     EXPECT_EQ(ReadFile(before), ReadFile(after)) << name;
   }
   EXPECT_EQ(ReadFile(d + "/normal.rc"), "rc=0\n");
