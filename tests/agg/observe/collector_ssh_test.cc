@@ -125,12 +125,12 @@ TEST(RemoteScripts, CapturesAreFramedPerPaneAndFailuresLeftOut) {
 class SshCollectorTest : public ::testing::Test {
  protected:
   void SetUp() override { unsetenv("TMUX"); }
-  void Start(SshOptions ssh, bool control = false) {
+  void Start(SshOptions ssh, bool control = false, int control_retry_ms = 1500) {
     SshCollectorOptions o;
     if (control) {
       o.control = ssh;
       o.safety_interval = 3600 * core::kNsPerSec;  // no safety scan during a test
-      o.control_retry = 1500 * core::kNsPerSec / 1000;
+      o.control_retry = control_retry_ms * core::kNsPerMs;
     }
     o.target_id = "vm";
     o.socket_path = tmux.socket();
@@ -262,7 +262,11 @@ TEST_F(SshCollectorTest, AControlNotificationStartsTheScanThatReportsAPaneChange
 
 TEST_F(SshCollectorTest, AKilledControlClientFallsBackToTheTimerAndComesBack) {
   tmux.Must({"new-session", "-d", "-s", "w", "sleep 600"});
-  Start(sshd.Options(), /*control=*/true);
+  // The feed retries after 5 s: long enough for the timer's scans to be seen
+  // while it is down. With 1.5 s, a scan over ssh that a loaded machine
+  // made last longer than the gap (3 CI runs on 2026-11-29) left no room
+  // for a timer scan before the feed was back.
+  Start(sshd.Options(), /*control=*/true, /*control_retry_ms=*/5000);
   ASSERT_TRUE(loop.RunUntil([&] { return collector->feed_up() && collector->scans() >= 1; }, 15000));
   loop.RunFor(300);
   const int64_t timer_scans = collector->scans() - collector->notified_scans();
