@@ -150,7 +150,13 @@ TEST_F(AgentVersionTest, RunningNodeScriptThroughProc) {
   fs::path js = Write("nm/@openai/codex/bin/codex.js", "setTimeout(() => {}, 30000);\n");
   pid_t pid = Start({node.string(), "--no-warnings", js.string()});
   WaitExec(pid, fs::canonical(node));
+  // The exe link turns to node at the exec; its cmdline can read empty for
+  // a moment after (seen once under the sanitizer run's load): poll.
   auto v = AgentVersionFromProcess(pid);
+  for (int i = 0; i < 500 && !v; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    v = AgentVersionFromProcess(pid);
+  }
   ASSERT_TRUE(v);
   EXPECT_EQ(v->version, "0.169.0");
 }
