@@ -201,10 +201,11 @@ class PatternAnalyzer final : public Analyzer {
   // within the window: the agent is animating its working indicator now.
   bool Ticking(const AnalyzerInput& in) const {
     const Tick& t = motion_.tick();
-    if (t.at == 0 || in.now - t.at > kTickWindowNs || in.screen == nullptr) return false;
-    for (const auto& row : in.screen->lines)
-      if (FoldTicking(row) == FoldTicking(t.row)) return true;
-    return false;
+    if (t.at == 0 || in.now - t.at > kTickWindowNs || in.screen == nullptr || t.index < 0 ||
+        t.index >= static_cast<int>(in.screen->lines.size()))
+      return false;
+    const std::string& now = in.screen->lines[static_cast<size_t>(t.index)];
+    return now == t.row || FoldTicking(now) == FoldTicking(t.row);
   }
 
   // Evidence from motion, under the rules: a ticking row turns a quiet
@@ -351,6 +352,30 @@ class PatternAnalyzer final : public Analyzer {
 
 namespace {
 
+// A numbered menu needs a row where a cursor glyph is followed by an
+// option's number ("❯ 1. Yes", "│ ● 2. Allow"); without one in the bottom 24
+// rows the generic set's dialog rules cannot hold, and reading it is skipped
+// (most frames: the agent working or idle).
+bool MayHoldNumberedMenu(const AnalyzerInput& in, const MenuStyle& style) {
+  if (in.screen == nullptr) return false;
+  const auto& lines = in.screen->lines;
+  size_t end = lines.size();  // past the last non-blank row, as bottom_lines(N) counts
+  while (end > 0 && lines[end - 1].find_first_not_of(' ') == std::string::npos) --end;
+  const size_t from = end > 24 ? end - 24 : 0;
+  for (size_t r = from; r < end; ++r) {
+    const std::string& row = lines[r];
+    for (const auto& g : style.cursor_glyphs) {
+      if (g.empty()) continue;
+      for (size_t at = row.find(g); at != std::string::npos; at = row.find(g, at + 1)) {
+        size_t k = at + g.size();
+        while (k < row.size() && row[k] == ' ') ++k;
+        if (k < row.size() && row[k] >= '0' && row[k] <= '9') return true;
+      }
+    }
+  }
+  return false;
+}
+
 // One set's reading; `prompt_row` >= 0 gives the view the prompt row found
 // by the set above it.
 ScreenReading ReadOne(const PatternSet& set, const AnalyzerInput& in, int prompt_row) {
@@ -379,7 +404,8 @@ ScreenReading ReadScreen(const PatternSet& set, const AnalyzerInput& in,
   // otherwise: a dialog on screen is never read as running or idle.
   if (under != nullptr && under != &set &&
       !(out.best && (IsWaiting(out.best->rule->state) ||
-                     out.best->rule->state == State::kError))) {
+                     out.best->rule->state == State::kError)) &&
+      MayHoldNumberedMenu(in, under->menu)) {
     ScreenReading u = ReadOne(*under, in, out.prompt_row);
     if (u.best && IsWaiting(u.best->rule->state) && u.best->rule->cond.menu) {
       out.best = u.best;

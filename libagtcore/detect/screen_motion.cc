@@ -123,6 +123,7 @@ void ScreenMotion::Observe(const Screen& screen, TimeNs now, int below_row,
     if ((lead != std::string::npos && now_fold[lead] == '\x01') || HasTimer(rows[r])) {
       tick_.at = now;
       tick_.row = rows[r];
+      tick_.index = row;
     }
   }
   if (changed) {

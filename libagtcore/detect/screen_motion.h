@@ -19,6 +19,7 @@ namespace agt::detect {
 struct Tick {
   TimeNs at = 0;    // when it was seen; 0 = never
   std::string row;  // the row as it reads now
+  int index = -1;   // its screen row
 };
 
 class ScreenMotion {
