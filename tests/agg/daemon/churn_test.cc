@@ -144,11 +144,14 @@ TEST_F(ChurnTest, ServersAndAgentPanesComeAndGoWithoutSpinning) {
               cpu_, wall_, 100 * share);
   EXPECT_GE(round, 10);
   // The bound is 2 % of a core for the build users run. Under
-  // AddressSanitizer every instruction costs about three times as much, so
-  // that build is held to three times the bound; the spin this test exists
-  // for used 94 %.
+  // AddressSanitizer the same churn costs more: measured on 2026-11-29 on
+  // one machine, the same code read 1.92 % unsanitized and 6.54-6.84 %
+  // sanitized (3.4-3.6x; the 6.84 % with the analyzer's generic evidence
+  // switched off, so not from it), where three times had been assumed. That
+  // build is held to four times the bound; the spin this test exists for
+  // used 94 %.
 #if defined(__SANITIZE_ADDRESS__)
-  constexpr double kBound = 0.06;
+  constexpr double kBound = 0.08;
 #else
   constexpr double kBound = 0.02;
 #endif
