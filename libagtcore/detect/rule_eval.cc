@@ -194,7 +194,7 @@ const std::optional<Menu>& ScreenView::MenuIn(const Region& r, const MenuStyle& 
     std::string reason = rows.empty() ? "region empty" : "";
     auto menu = rows.empty() ? std::nullopt : FindMenu(rows, style, &reason, width_);
     if (menu && !Live(*menu, first)) {
-      reason = "the menu is not the last thing on screen (a prompt row or a rule below it)";
+      reason = "the menu is not the last thing on screen (a prompt row or an input box below it)";
       menu.reset();
     }
     it = menus_.emplace(key, std::pair{std::move(menu), reason}).first;

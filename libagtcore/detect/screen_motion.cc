@@ -10,7 +10,6 @@
 namespace agt::detect {
 namespace {
 
-
 // The glyphs agents turn while they work: Braille spinners (Codex, Gemini,
 // Claude's title), Claude's asterisks and quarter circles, dots and bullets.
 bool IsSpinnerGlyph(char32_t cp) {
