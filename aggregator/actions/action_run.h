@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "aggregator/actions/action_service.h"
-#include "aggregator/view/json_writer.h"
+#include "aggregator/http/json_writer.h"
 
 namespace agt::agg {
 

@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "aggregator/http/api_error.h"
-#include "aggregator/view/json_writer.h"
+#include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector_ssh.h"
 #include "libagtcore/ids.h"
 #include "libagtcore/base/json.h"

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "aggregator/actions/action_service.h"
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 
 namespace agt::agg {
 

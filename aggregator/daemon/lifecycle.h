@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
 #include "libagtcore/config.h"

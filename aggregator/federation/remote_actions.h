@@ -12,7 +12,7 @@
 
 #include <string>
 
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 #include "aggregator/http/http_server.h"
 
 namespace agt::agg {

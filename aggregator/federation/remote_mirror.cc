@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "aggregator/view/json_writer.h"
+#include "aggregator/http/json_writer.h"
 #include "libagtcore/base/json.h"
 #include "libagtcore/base/timefmt.h"
 

@@ -1,7 +1,7 @@
 // The error → HTTP status table and the error body (see api_error.h).
 #include "aggregator/http/api_error.h"
 
-#include "aggregator/view/json_writer.h"
+#include "aggregator/http/json_writer.h"
 
 namespace agt::agg {
 

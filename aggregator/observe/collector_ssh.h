@@ -43,18 +43,12 @@
 #include "aggregator/observe/scan_step.h"
 #include "aggregator/observe/ssh_control_feed.h"
 #include "aggregator/targets/ssh_executor.h"
+#include "aggregator/targets/ssh_target.h"
 #include "aggregator/targets/target_executor.h"
 #include "libagtcore/base/clock.h"
 #include "libagtcore/base/result.h"
 
 namespace agt::agg {
-
-/// "host", "user@host", "user@host:port" or "user@[v6addr]:port" as
-/// SshOptions; `host` may be a ~/.ssh/config Host alias, and what the text
-/// leaves out (user, port 0, keys, known_hosts) comes from that config at
-/// connect time (ResolveSshOptions).
-/// E_TARGET_INVALID naming the problem.
-core::Result<SshOptions> ParseSshTarget(std::string_view text);
 
 /// The script that prints, framed as `==<path>` then the file's bytes in
 /// base64 on one line, /proc/stat and for each pid: its stat and comm, and

@@ -5,8 +5,8 @@
 
 #include <rapidjson/document.h>
 
-#include "aggregator/view/json_writer.h"
-#include "aggregator/observe/collector_ssh.h"
+#include "aggregator/http/json_writer.h"
+#include "aggregator/targets/ssh_target.h"
 #include "libagtcore/os/file.h"
 
 namespace agt::agg {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/daemon/engine_seam.h"
-#include "aggregator/view/json_writer.h"
+#include "aggregator/view/engine_seam.h"
+#include "aggregator/http/json_writer.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/targets/target_registry.h"
 #include "libagtcore/base/result.h"

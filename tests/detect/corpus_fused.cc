@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 #include "aggregator/observe/collector.h"
 #include "aggregator/observe/collector_runtimes.h"
 #include "aggregator/observe/poller.h"

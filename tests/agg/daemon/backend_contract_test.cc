@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "aggregator/daemon/persistence.h"
-#include "aggregator/daemon/engine_seam.h"
+#include "aggregator/ingest/persistence.h"
+#include "aggregator/view/engine_seam.h"
 #include "tests/agg/daemon/fake_backend.h"
 #include "tests/state/event_builder.h"
 

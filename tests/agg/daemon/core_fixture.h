@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 #include "libagtcore/base/clock.h"
 #include "tests/agg/daemon/fake_backend.h"
 

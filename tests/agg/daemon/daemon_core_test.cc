@@ -2,7 +2,7 @@
 // stamping, redaction before anything sees an event, acknowledgement only
 // after the commit, what a failed commit answers and leaves, fan-out to
 // the tmux decorations and target health, restart and demotions.
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // In-memory fakes of the daemon's two seams, EngineSeam and Persistence
-// (aggregator/daemon/engine_seam.h, persistence.h), for fast unit tests of
+// (aggregator/view/engine_seam.h, persistence.h), for fast unit tests of
 // DaemonCore and the API without SQLite or the real engine. Each records
 // what it was asked. tests/agg/daemon/backend_contract_test.cc runs the
 // same expectations against these and the real implementations, so the
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "aggregator/daemon/persistence.h"
-#include "aggregator/daemon/engine_seam.h"
+#include "aggregator/ingest/persistence.h"
+#include "aggregator/view/engine_seam.h"
 
 namespace agt::agg::testing {
 

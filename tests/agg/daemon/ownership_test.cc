@@ -1,5 +1,5 @@
 // Who owns an unwrapped pane, and so what the CAP poller reports for it
-// (aggregator/daemon/daemon_core.h FresherOwner, docs/observe.md): the
+// (aggregator/ingest/daemon_core.h FresherOwner, docs/observe.md): the
 // faults of issue 15 came from a poller silenced by hooks whose last word
 // was a wait (the screen never saw the dialog go), by Codex's notify (a
 // finished turn muted the screen through the next one), and by hooks that
@@ -7,7 +7,7 @@
 // on screen.
 #include <gtest/gtest.h>
 
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 
 namespace agt::agg {
 namespace {

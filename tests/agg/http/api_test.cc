@@ -2,7 +2,7 @@
 // POST /v1/events answers per event only after the commit, a failed commit
 // is a 500 that leaves the daemon serving, a malformed body reaches neither
 // engine nor store, and the reads show what the engine decided.
-#include "aggregator/http/api.h"
+#include "aggregator/api/api.h"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

@@ -2,7 +2,7 @@
 // the daemon's ActionWorld (daemon_action_world.h). An action's answer is
 // deferred (the HTTP server's DeferredReply) until its tmux work, run by a
 // pool of worker threads, is done.
-#include "aggregator/actions/action_api.h"
+#include "aggregator/api/action_api.h"
 
 #include <cstdlib>
 #include <map>

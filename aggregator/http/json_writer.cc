@@ -1,5 +1,5 @@
 // JsonOut's one out-of-line helper: times go on the wire as RFC 3339.
-#include "aggregator/view/json_writer.h"
+#include "aggregator/http/json_writer.h"
 
 #include "libagtcore/base/timefmt.h"
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "aggregator/daemon/drop_counter.h"
-#include "aggregator/daemon/persistence.h"
+#include "aggregator/ingest/drop_counter.h"
+#include "aggregator/ingest/persistence.h"
 #include "aggregator/view/views.h"
 #include "aggregator/view/watch_hub.h"
 #include "aggregator/observe/collector.h"

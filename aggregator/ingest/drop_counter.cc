@@ -1,7 +1,7 @@
 // The daemon's count of lost events (see drop_counter.h). The file is a
 // JSON object of reason name to count; unknown names are ignored, so a
 // newer daemon's file still loads.
-#include "aggregator/daemon/drop_counter.h"
+#include "aggregator/ingest/drop_counter.h"
 
 #include <rapidjson/document.h>
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "aggregator/daemon/engine_seam.h"
+#include "aggregator/view/engine_seam.h"
 #include "libagtcore/base/result.h"
 #include "state/store/store.h"
 

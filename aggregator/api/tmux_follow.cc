@@ -1,6 +1,6 @@
 // PlanFollow: which local target watches a tmux socket, or the target to
 // add for it (see tmux_follow.h).
-#include "aggregator/http/tmux_follow.h"
+#include "aggregator/api/tmux_follow.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -2,8 +2,8 @@
 // view filters of docs/spec.md §11 from the query, renders the view from the daemon core
 // and wraps it in the common envelope: schema_version, generated_at,
 // filters, summary, the partial-result fields, items.
-#include "aggregator/http/api.h"
-#include "aggregator/actions/action_api.h"
+#include "aggregator/api/api.h"
+#include "aggregator/api/action_api.h"
 
 #include <rapidjson/document.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <map>
 
 #include "aggregator/http/api_error.h"
-#include "aggregator/http/tmux_follow.h"
+#include "aggregator/api/tmux_follow.h"
 #include "aggregator/targets/ssh_executor.h"
 #include "libagtcore/event_codec.h"
 #include "libagtcore/base/json.h"

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 #include "aggregator/http/http_server.h"
 
 namespace agt::agg {

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "aggregator/daemon/persistence.h"
+#include "aggregator/ingest/persistence.h"
 #include "libagtcore/redact.h"
 #include "state/store/redact_fallback.h"
 #include "state/store/store.h"

@@ -3,7 +3,7 @@
 // deltas, tmux pane options). Collector events are queued and committed as
 // one batch per loop turn, so a burst of poller verdicts costs one
 // transaction rather than one each.
-#include "aggregator/daemon/daemon_core.h"
+#include "aggregator/ingest/daemon_core.h"
 
 #include <spdlog/spdlog.h>
 

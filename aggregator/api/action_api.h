@@ -3,7 +3,7 @@
 // daemon core's panes and targets and runs tmux locally by argv.
 #pragma once
 
-#include "aggregator/http/api.h"
+#include "aggregator/api/api.h"
 #include "aggregator/http/http_server.h"
 
 namespace agt::agg {

@@ -1,5 +1,5 @@
 // EngineSeam over the state engine (state/engine.h).
-#include "aggregator/daemon/engine_seam.h"
+#include "aggregator/view/engine_seam.h"
 
 namespace agt::agg {
 namespace {
