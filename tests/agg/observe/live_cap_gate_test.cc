@@ -1,6 +1,6 @@
 // The live CAP gate (issue 15 item 6; docs/patterns.md, "Verifying a rule
-// on recordings"): every recording of the corpus (tests/fixtures, found as
-// the replayed gates find them) played in real time into the panes of
+// on recordings"): a stratified sample of the corpus (tests/fixtures, found
+// as the replayed gates find them; Stratified below) played in real time into the panes of
 // private tmux servers, each watched by one real agtmuxd with byte screens
 // on (the default), unwrapped, so every state is CAP. The recordings are
 // played in batches (kBatch panes per server and daemon, one batch after
@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -136,6 +137,53 @@ std::vector<live::Recording> Corpus(bool hooks = false) {
   return out;
 }
 
+/// The stratified sample the shards play (docs/patterns.md, "The live
+/// gate"): from each agent/version/mode group, recordings taken greedily
+/// (the one adding the most states of the truth not yet covered, the shorter
+/// on a tie) while one adds a state no recording taken so far has, so every group
+/// and every state it goes through is played live at least once. The replayed
+/// gates read every recording; this gate checks that the live path (tmux,
+/// the daemon's byte screens and captures, fusion) agrees on each kind of
+/// moment, without replaying an hour of recordings in real time.
+/// AGTMUX_LIVE_ALL=1 plays every recording.
+std::vector<live::Recording> Stratified(std::vector<live::Recording> recs) {
+  const char* all = std::getenv("AGTMUX_LIVE_ALL");
+  if (all != nullptr && std::string(all) == "1") return recs;
+  std::map<std::string, std::vector<live::Recording*>> groups;
+  for (auto& r : recs) groups[r.fixture.Group()].push_back(&r);
+  std::set<const live::Recording*> keep;
+  for (auto& [g, members] : groups) {
+    auto states = [](const live::Recording* r) {
+      std::set<int> s;
+      for (const auto& e : r->fixture.truth) s.insert(int(e.state));
+      return s;
+    };
+    std::set<int> covered;
+    bool took = false;
+    for (;;) {
+      live::Recording* best = nullptr;
+      size_t best_new = 0;
+      for (auto* r : members) {
+        if (keep.count(r) > 0) continue;
+        size_t added = 0;
+        for (int s : states(r)) added += covered.count(s) == 0 ? 1 : 0;
+        if (best == nullptr || added > best_new || (added == best_new && r->duration < best->duration)) {
+          best = r;
+          best_new = added;
+        }
+      }
+      if (best == nullptr || (best_new == 0 && took)) break;
+      keep.insert(best);
+      took = true;
+      for (int s : states(best)) covered.insert(s);
+    }
+  }
+  std::vector<live::Recording> out;
+  for (auto& r : recs)
+    if (keep.count(&r) > 0) out.push_back(std::move(r));
+  return out;
+}
+
 /// Shard `k` of `n` of `agent`'s recordings: its groups dealt to the shards
 /// by length (the longest group first, each to the shard with the least
 /// playing time so far), so the shards last about as long and each group
@@ -143,7 +191,18 @@ std::vector<live::Recording> Corpus(bool hooks = false) {
 std::vector<live::Recording> Shard(const std::string& agent, int k, int n) {
   std::map<std::string, double> length;
   std::vector<live::Recording> mine;
-  for (auto& r : Corpus()) {
+  auto corpus = Corpus();
+  double all_s = 0, played_s = 0;
+  size_t all_n = 0;
+  for (const auto& r : corpus)
+    if (r.fixture.agent == agent) all_s += r.duration, ++all_n;
+  auto sample = Stratified(std::move(corpus));
+  size_t played_n = 0;
+  for (const auto& r : sample)
+    if (r.fixture.agent == agent) played_s += r.duration, ++played_n;
+  std::printf("LIVE sample of %s: %zu of %zu recordings, %.0f s of %.0f s\n", agent.c_str(), played_n, all_n,
+              played_s, all_s);
+  for (auto& r : sample) {
     if (r.fixture.agent != agent) continue;
     length[r.fixture.Group()] += r.duration;
     mine.push_back(std::move(r));
