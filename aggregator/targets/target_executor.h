@@ -40,25 +40,13 @@ class TargetExecutor {
   virtual std::string Describe() const = 0;
 };
 
-/// Runs commands on this machine with posix_spawnp and pipes; blocking, for
+/// Runs commands on this machine (core::RunArgv); blocking, for
 /// one-off commands (the daemon's hot path goes through the control client).
 class LocalExecutor final : public TargetExecutor {
  public:
   core::Result<ExecResult> Run(const std::vector<std::string>& argv,
                                const ExecOptions& options) override;
   std::string Describe() const override { return "local"; }
-};
-
-/// Records every argv and answers from a script. For tests.
-class FakeExecutor final : public TargetExecutor {
- public:
-  std::vector<std::vector<std::string>> calls;
-  /// Answers in order; when exhausted, `fallback` answers.
-  std::vector<core::Result<ExecResult>> script;
-  core::Result<ExecResult> fallback = ExecResult{};
-  core::Result<ExecResult> Run(const std::vector<std::string>& argv,
-                               const ExecOptions& options) override;
-  std::string Describe() const override { return "fake"; }
 };
 
 }  // namespace agt::agg

@@ -29,6 +29,7 @@
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/net/unix_http_client.h"
 #include "libagtcore/os/process.h"
+#include "libagtcore/os/run_argv.h"
 #include "libagtcore/ref.h"
 #include "libagtcore/os/unique_fd.h"
 
@@ -108,37 +109,14 @@ core::Result<int64_t> StartDaemon(const core::Paths& paths, core::TimeNs wait) {
   const std::string err_path = paths.state_dir + "/agtmuxd.stderr";
   struct stat before {};
   const off_t err_offset = ::stat(err_path.c_str(), &before) == 0 ? before.st_size : 0;
-  // Double fork: the daemon is re-parented to init and never becomes our
-  // zombie; the middle child sends its pid up a pipe, exits at once and is
-  // reaped here.
-  int pid_pipe[2];
-  if (::pipe2(pid_pipe, O_CLOEXEC) != 0)
-    return core::MakeError(core::Err::kIo, std::string("pipe: ") + std::strerror(errno));
-  core::UniqueFd pid_in(pid_pipe[0]), pid_out(pid_pipe[1]);
-  pid_t mid = ::fork();
-  if (mid < 0) return core::MakeError(core::Err::kIo, std::string("fork: ") + std::strerror(errno));
-  if (mid == 0) {
-    ::setsid();
-    pid_t d = ::fork();
-    if (d != 0) {
-      if (d > 0) (void)!::write(pid_out.get(), &d, sizeof d);
-      ::_exit(d < 0 ? 1 : 0);
-    }
-    int null = ::open("/dev/null", O_RDWR);
-    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600);
-    ::dup2(null, 0);
-    ::dup2(null, 1);
-    ::dup2(err >= 0 ? err : null, 2);
-    // The daemon outlives us: it must not hold our caller's pipes open.
-    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
-    ::execl(bin->c_str(), "agtmuxd", static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  pid_out.Reset();
-  int status = 0;
-  ::waitpid(mid, &status, 0);
-  pid_t daemon_pid = 0;
-  if (::read(pid_in.get(), &daemon_pid, sizeof daemon_pid) != sizeof daemon_pid) daemon_pid = 0;
+  // Detached (core::SpawnDetached: a new session, re-parented to init,
+  // holding none of our caller's pipes), its stderr appended to err_path.
+  core::DetachOptions detach;
+  detach.path = *bin;
+  detach.stderr_path = err_path;
+  auto started = core::SpawnDetached({"agtmuxd"}, detach);
+  if (!started) return started.error();
+  const pid_t daemon_pid = *started;
   net::UnixHttpClientOptions o;
   o.socket_path = paths.socket_path;
   o.connect_timeout = 200 * core::kNsPerMs;

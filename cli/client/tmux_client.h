@@ -7,6 +7,7 @@
 #include <string>
 
 #include "libagtcore/base/result.h"
+#include "libagtcore/os/run_argv.h"
 
 namespace agt::cli {
 
@@ -17,7 +18,10 @@ struct CallingClient {
 
 /// Asks the tmux server of $TMUX which client the calling pane's session is
 /// shown in (`display-message -p '#{client_name}'`, which tmux resolves from
-/// $TMUX_PANE). E_NOT_FOUND outside tmux or when no client shows that session.
+/// $TMUX_PANE). E_NOT_FOUND outside tmux or when no client shows that
+/// session. `tmux_env` is $TMUX; `run` runs tmux (a fake in the unit tests).
+core::Result<CallingClient> FindCallingClient(const char* tmux_env, core::ArgvRunner& run);
+/// The same with this process's $TMUX and the real tmux.
 core::Result<CallingClient> FindCallingClient();
 
 }  // namespace agt::cli

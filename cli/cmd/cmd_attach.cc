@@ -18,6 +18,7 @@
 #include "cli/client/daemon_client.h"
 #include "cli/client/tmux_client.h"
 #include "libagtcore/base/shell.h"
+#include "libagtcore/os/run_argv.h"
 
 namespace agt::cli {
 
@@ -73,11 +74,7 @@ core::Result<AttachOutcome> Attach(const std::string& ref, const ActionGuards& g
 
 core::Error ExecAttach(std::vector<std::string> cmd) {
   if (cmd.empty()) return core::MakeError(core::Err::kInternal, "the daemon answered no attach command");
-  std::vector<char*> argv;
-  for (auto& c : cmd) argv.push_back(c.data());
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  return core::MakeError(core::Err::kIo, "cannot run " + cmd[0]);
+  return core::ExecArgv(cmd);
 }
 
 CommandSpec AttachCommand() {

@@ -32,6 +32,7 @@
 #include "libagtcore/net/tmux_identity.h"
 #include "libagtcore/net/unix_http_client.h"
 #include "libagtcore/os/paths.h"
+#include "libagtcore/os/run_argv.h"
 #include "libagtcore/redact.h"
 #include "libagtcore/base/timefmt.h"
 #include "libagtcore/os/unique_fd.h"
@@ -70,26 +71,13 @@ std::string ReadStdin() {
 }
 
 // Runs the user's own notify program with Codex's JSON appended, detached
-// (double fork) so that it neither delays nor outlives-as-zombie the hook.
+// (core::SpawnDetached) so that it neither delays nor outlives-as-zombie the
+// hook; its stdin, stdout and stderr are /dev/null.
 void RunChained(const std::vector<std::string>& chain, const std::string& json) {
   if (chain.empty()) return;
-  pid_t pid = fork();
-  if (pid < 0) return;
-  if (pid == 0) {
-    if (fork() != 0) _exit(0);
-    setsid();
-    core::UniqueFd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
-    if (devnull.valid()) dup2(devnull.get(), STDIN_FILENO);
-    std::vector<std::string> args = chain;
-    args.push_back(json);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  int status;
-  waitpid(pid, &status, 0);
+  std::vector<std::string> args = chain;
+  args.push_back(json);
+  (void)core::SpawnDetached(args);
 }
 
 // Delivers `e` to the daemon, or spools it. Returns a problem, "" on success.

@@ -1,5 +1,6 @@
 // Time as an injected dependency. Nothing under state/ reads the system
-// clock; everything else takes a Clock& so tests can drive time.
+// clock; everything else takes a Clock& so tests can drive time
+// (tests/base/fake_clock.h).
 #pragma once
 
 #include "libagtcore/base/time_ns.h"
@@ -21,19 +22,6 @@ class SystemClock final : public Clock {
   TimeNs Now() const override;
   TimeNs Monotonic() const override;
   static SystemClock& Get();
-};
-
-/// A clock tests move by hand. Both readings advance together.
-class FakeClock final : public Clock {
- public:
-  explicit FakeClock(TimeNs start = 1'700'000'000 * kNsPerSec) : now_(start) {}
-  TimeNs Now() const override { return now_; }
-  TimeNs Monotonic() const override { return now_; }
-  void Set(TimeNs t) { now_ = t; }
-  void Advance(TimeNs d) { now_ += d; }
-
- private:
-  TimeNs now_;
 };
 
 }  // namespace agt::core

@@ -27,6 +27,7 @@
 #include "state/engine.h"
 #include "tests/detect/corpus.h"
 #include "wrap/wrapper_events.h"
+#include "tests/base/fake_clock.h"
 
 namespace agt::detect::corpus {
 namespace {

@@ -3,6 +3,7 @@
 // policy, idempotency by request_ref, signals, refs that must never act.
 // The audit store is a real SQLite database in memory.
 #include "aggregator/actions/action_service.h"
+#include "tests/base/fake_clock.h"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>

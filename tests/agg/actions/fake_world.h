@@ -13,6 +13,8 @@
 
 #include "aggregator/actions/action_service.h"
 #include "libagtcore/base/clock.h"
+#include "tests/base/fake_clock.h"
+#include "tests/agg/targets/fake_executor.h"
 
 namespace agt::agg::testing {
 

@@ -14,6 +14,7 @@
 #include "tests/agg/actions/fake_world.h"
 #include "tests/agg/daemon/fake_backend.h"
 #include "tests/state/event_builder.h"
+#include "tests/base/fake_clock.h"
 
 namespace agt::agg {
 namespace {

@@ -14,6 +14,7 @@
 #include "aggregator/ingest/daemon_core.h"
 #include "libagtcore/base/clock.h"
 #include "tests/agg/daemon/fake_backend.h"
+#include "tests/base/fake_clock.h"
 
 namespace agt::agg::testing {
 

@@ -4,6 +4,7 @@
 // started or a state left out of the configuration; and the wording and tmux client parsing the notifier
 // uses (Notice, ParseClients).
 #include "aggregator/notify/notify_policy.h"
+#include "tests/base/fake_clock.h"
 
 #include <gtest/gtest.h>
 

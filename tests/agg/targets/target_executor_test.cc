@@ -1,6 +1,7 @@
 // The local executor against real processes, the fake's recording, and
 // shell quoting for the ssh executor.
 #include "aggregator/targets/target_executor.h"
+#include "tests/agg/targets/fake_executor.h"
 
 #include <gtest/gtest.h>
 
