@@ -39,4 +39,12 @@ const std::vector<CommandSpec>& Commands();
 /// Runs the CLI with argv; the whole of `main`. Never throws.
 int Main(int argc, char** argv);
 
+/// The agtmux binary, as what a command writes for later names it (the hook
+/// commands `agtmux setup` installs) and as the place agtmuxd is looked for
+/// beside: /proc/self/exe, unless SetSelfPath named another, which a program
+/// that runs Main inside itself does (the in-process tests, naming the
+/// agtmux the build made).
+std::string SelfPath();
+void SetSelfPath(std::string path);
+
 }  // namespace agt::cli

@@ -42,6 +42,23 @@ void AddExampleFooters(CLI::App* app) {
 
 }  // namespace
 
+namespace {
+std::string& SelfPathOverride() {
+  static std::string path;
+  return path;
+}
+}  // namespace
+
+std::string SelfPath() {
+  if (!SelfPathOverride().empty()) return SelfPathOverride();
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "agtmux";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+void SetSelfPath(std::string path) { SelfPathOverride() = std::move(path); }
+
 int Main(int argc, char** argv) {
   RememberArgv(argc, argv);
   CLI::App app{"agtmux: the state of every AI coding agent pane in tmux"};

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cli/command.h"
 #include "cli/json_fields.h"
 #include "libagtcore/base/clock.h"
 #include "libagtcore/config.h"
@@ -74,10 +75,7 @@ std::string QueryString(const std::vector<std::pair<std::string, std::string>>& 
 }
 
 core::Result<std::string> FindDaemonBinary() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) {
-    std::string self(buf, static_cast<size_t>(n));
+  if (const std::string self = SelfPath(); self.find('/') != std::string::npos) {
     std::string dir = self.substr(0, self.rfind('/'));
     for (const std::string& cand : {dir + "/agtmuxd", dir + "/../aggregator/agtmuxd"})
       if (Executable(cand)) return cand;

@@ -160,14 +160,6 @@ std::string EnvOr(const char* name, const std::string& fallback) {
   return v && *v ? v : fallback;
 }
 
-// The agtmux binary that runs now, as the hook command should name it.
-std::string SelfPath() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "agtmux";
-  return std::string(buf, static_cast<size_t>(n));
-}
-
 struct Options {
   std::string agent;
   bool remove = false;

@@ -1,4 +1,5 @@
-// `agtmux setup` as a user runs it, on a sandbox HOME: permissions kept, a
+// `agtmux setup` as a user runs it (cli::Main in-process; the concurrent
+// test runs the binary), on a sandbox HOME: permissions kept, a
 // timestamped backup, idempotent, --dry-run writes nothing, a malformed
 // file is refused and left untouched, --remove restores the original.
 #include <dirent.h>
@@ -14,7 +15,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <map>
 #include <vector>
+
+#include "tests/cli/in_process.h"
 
 namespace {
 
@@ -33,9 +37,9 @@ struct CmdResult {
 class SetupCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const char* bin = std::getenv("AGTMUX_BIN");
-    ASSERT_NE(bin, nullptr) << "AGTMUX_BIN must name the agtmux binary";
-    bin_ = bin;
+    // The binary the hooks name; the test that runs several setups at once runs it.
+    bin_ = AGTMUX_BIN;
+    agt::cli::SetSelfPath(bin_);
     char tmpl[] = "/tmp/agtmux-setup-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     home_ = tmpl;
@@ -45,19 +49,14 @@ class SetupCommandTest : public ::testing::Test {
     EXPECT_EQ(std::system(cmd.c_str()), 0);
   }
 
+  // `env -i HOME=<sandbox> XDG_STATE_HOME=<sandbox>/state PATH=/usr/bin:/bin
+  // [env] agtmux args... 2>&1`, run in-process (tests/cli/in_process.h).
   CmdResult Agtmux(const std::vector<std::string>& args, const std::string& env = "") {
-    std::string cmd = "env -i HOME='" + home_ + "' XDG_STATE_HOME='" + home_ +
-                      "/state' PATH=/usr/bin:/bin " + env + " '" + bin_ + "'";
-    for (const auto& a : args) cmd += " '" + a + "'";
-    cmd += " 2>&1";
-    CmdResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+    std::map<std::string, std::string> vars = {
+        {"HOME", home_}, {"XDG_STATE_HOME", home_ + "/state"}, {"PATH", "/usr/bin:/bin"}};
+    if (const size_t eq = env.find('='); eq != std::string::npos) vars[env.substr(0, eq)] = env.substr(eq + 1);
+    auto r = agt::test::RunMain(args, vars, /*merge_stderr=*/true);
+    return {r.status, r.out};
   }
 
   int CountBackups(const std::string& dir) {
@@ -378,10 +377,9 @@ TEST_F(SetupCommandTest, SetupAgainAfterAMoveStillRestoresTheOriginal) {
   const std::string moved = home_ + "/bin/agtmux";
   ASSERT_EQ(std::system(("mkdir -p '" + home_ + "/bin' && cp '" + bin_ + "' '" + moved + "'").c_str()), 0);
   const std::string first = ReadFile(path);
-  const std::string saved = bin_;
-  bin_ = moved;
+  agt::cli::SetSelfPath(moved);
   CmdResult again = Agtmux({"setup", "claude"});
-  bin_ = saved;
+  agt::cli::SetSelfPath(bin_);
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_NE(ReadFile(path), first);
   EXPECT_NE(ReadFile(path).find(moved + " hook claude"), std::string::npos);
@@ -510,6 +508,8 @@ TEST_F(SetupCommandTest, ASymlinkedSettingsFileStaysALink) {
   EXPECT_EQ(ReadFile(real), "{\n  \"model\": \"opus\"\n}\n");
 }
 
+// Four `agtmux setup` processes at once (the binary, suite e2e): the lock
+// on the settings file lets one install.
 TEST_F(SetupCommandTest, ConcurrentSetupsInstallOnce) {
   const std::string path = home_ + "/.claude/settings.json";
   const std::string original = "{\n  \"model\": \"opus\"\n}\n";
