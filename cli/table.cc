@@ -12,6 +12,7 @@
 
 #include "cli/json_fields.h"
 #include "libagtcore/base/timefmt.h"
+#include "libagtcore/base/visible_text.h"
 
 namespace agt::cli {
 
@@ -77,6 +78,8 @@ Table::Table(std::vector<std::string> headers)
     : headers_(std::move(headers)), max_(headers_.size(), 0), min_(headers_.size(), -1) {}
 
 void Table::AddRow(std::vector<std::string> cells, std::vector<std::string> colors) {
+  // Cells carry agent text (titles, questions, hook fields): shown, never sent.
+  for (auto& c : cells) c = core::VisibleText(c);
   cells.resize(headers_.size());
   colors.resize(headers_.size());
   rows_.push_back(std::move(cells));

@@ -1,6 +1,7 @@
 // Human tables for the CLI: columns aligned by display width (utf8proc), so
 // CJK and emoji session names line up; colour (ANSI) only when stdout is a
-// terminal and NO_COLOR is unset.
+// terminal and NO_COLOR is unset. Every cell goes through core::VisibleText
+// (agent text is untrusted: no escape sequence reaches the terminal).
 #pragma once
 
 #include <rapidjson/document.h>

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "libagtcore/base/visible_text.h"
+
 namespace agt::agg {
 namespace {
 
@@ -35,11 +37,16 @@ std::string Notice::Location() const {
   return session + ":" + std::to_string(window_index) + "." + std::to_string(pane_index);
 }
 
+// Every text leaving through a channel (the command's environment,
+// notify-send, display-message, the webhook) is made visible with
+// core::VisibleText: the question, choices and evidence are the agent's
+// text, and an ESC, BEL or CR in them must not reach a terminal or a
+// phone's renderer raw. Line breaks stay (a question can span lines).
 std::string Notice::Title() const {
   std::string who = agent.empty() ? "agent" : agent;
   std::string where = Location();
   if (target != "host" && !target.empty()) where = target + "/" + where;
-  return who + " " + std::string(Verb(state)) + " in " + where;
+  return core::VisibleText(who + " " + std::string(Verb(state)) + " in " + where);
 }
 
 std::string Notice::Message() const {
@@ -48,12 +55,12 @@ std::string Notice::Message() const {
     if (!text.empty()) text += "\n";
     text += Join(detail.choices, " / ");
   }
-  if (text.empty()) text = Title();
-  return text;
+  if (text.empty()) return Title();
+  return core::VisibleText(text, {.keep_newlines = true});
 }
 
 std::vector<std::pair<std::string, std::string>> Notice::Environment() const {
-  return {
+  std::vector<std::pair<std::string, std::string>> env = {
       {"AGTMUX_PANE", pane_id},
       {"AGTMUX_TARGET", target},
       {"AGTMUX_SESSION", session},
@@ -68,6 +75,8 @@ std::vector<std::pair<std::string, std::string>> Notice::Environment() const {
       {"AGTMUX_TITLE", Title()},
       {"AGTMUX_MESSAGE", Message()},
   };
+  for (auto& [name, value] : env) value = core::VisibleText(value, {.keep_newlines = true});
+  return env;
 }
 
 std::string Notice::Tags() const {

@@ -32,6 +32,7 @@
 #include "libagtcore/os/process.h"
 #include "libagtcore/os/run_argv.h"
 #include "libagtcore/ref.h"
+#include "libagtcore/base/visible_text.h"
 #include "libagtcore/os/unique_fd.h"
 
 namespace agt::cli {
@@ -360,7 +361,8 @@ LineStreamDecoder::Status LineStreamDecoder::Feed(std::string_view bytes,
 }
 
 int ReportError(const core::Error& error) {
-  std::fprintf(stderr, "agtmux: %s\n", error.ToString().c_str());
+  // A message can quote agent text (a pane title, a question): made visible.
+  std::fprintf(stderr, "agtmux: %s\n", core::VisibleText(error.ToString(), {.keep_newlines = true}).c_str());
   if (error.code == core::Err::kDaemonUnreachable) {
     // After a start that failed, starting it again is no advice.
     if (error.message.rfind(kDidNotStart, 0) != 0)

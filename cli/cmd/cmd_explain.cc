@@ -12,12 +12,16 @@
 #include "cli/client/daemon_client.h"
 #include "cli/table.h"
 #include "libagtcore/base/timefmt.h"
+#include "libagtcore/base/visible_text.h"
 
 namespace agt::cli {
 namespace {
 
+// A string field of the answer as it may be printed: the daemon's answer
+// carries agent text (evidence, rule detail, the question), so it is made
+// visible (core::VisibleText), never sent to the terminal raw.
 std::string S(const rapidjson::Value& o, const char* k) {
-  return o.IsObject() && o.HasMember(k) && o[k].IsString() ? o[k].GetString() : "-";
+  return o.IsObject() && o.HasMember(k) && o[k].IsString() ? core::VisibleText(o[k].GetString()) : "-";
 }
 
 }  // namespace
@@ -29,7 +33,7 @@ std::string VerifiedLine(const rapidjson::Value& d) {
   std::string list;
   if (d.HasMember("verified_on") && d["verified_on"].IsArray())
     for (const auto& x : d["verified_on"].GetArray())
-      if (x.IsString()) list += (list.empty() ? "" : ", ") + std::string(x.GetString());
+      if (x.IsString()) list += (list.empty() ? "" : ", ") + core::VisibleText(x.GetString());
   if (list.empty()) list = "none";
   if (v.IsNull()) return "verified unknown: the agent's version is not known (the set is verified on " + list + ")\n";
   if (v.IsBool() && v.GetBool()) return "verified yes: " + version + " (the set is verified on " + list + ")\n";
@@ -55,13 +59,14 @@ int RunExplain(const std::string& ref, bool json) {
   std::printf("pane     %s %s %s %s\n", S(id, "target").c_str(), S(id, "session_name").c_str(),
               S(id, "window_id").c_str(), S(id, "pane_id").c_str());
   std::printf("state    %s", S(d, "state").c_str());
-  if (d.HasMember("reason_code") && d["reason_code"].IsString()) std::printf(" (%s)", d["reason_code"].GetString());
+  if (d.HasMember("reason_code") && d["reason_code"].IsString())
+    std::printf(" (%s)", core::VisibleText(d["reason_code"].GetString()).c_str());
   std::printf("\nsource   %s\n", S(d, "source").c_str());
   if (d.HasMember("runtime")) {
     const auto& rt = d["runtime"];
     std::string agent = S(rt, "agent_type");
     if (rt.IsObject() && rt.HasMember("agent_version") && rt["agent_version"].IsString())
-      agent += " " + std::string(rt["agent_version"].GetString());
+      agent += " " + core::VisibleText(rt["agent_version"].GetString());
     std::printf("runtime  %s (%s, announced by %s)\n", S(rt, "runtime_id").c_str(), agent.c_str(),
                 S(rt, "owner").c_str());
   }

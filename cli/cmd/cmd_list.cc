@@ -16,6 +16,7 @@
 #include "cli/command.h"
 #include "cli/client/daemon_client.h"
 #include "cli/table.h"
+#include "libagtcore/base/visible_text.h"
 #include "libagtcore/base/clock.h"
 #include "libagtcore/base/suggest.h"
 
@@ -102,8 +103,9 @@ int RunList(const std::string& scope, const ListFlags& f) {
   const rapidjson::Document& d = *answer;
   if (d.HasMember("target_errors") && d["target_errors"].IsArray()) {
     for (const auto& e : d["target_errors"].GetArray()) {
-      std::fprintf(stderr, "agtmux: partial result: target %s: %s: %s\n", e["target"].GetString(),
-                   e["code"].GetString(), e["message"].GetString());
+      std::fprintf(stderr, "agtmux: partial result: target %s: %s: %s\n",
+                   core::VisibleText(e["target"].GetString()).c_str(), core::VisibleText(e["code"].GetString()).c_str(),
+                   core::VisibleText(e["message"].GetString()).c_str());
     }
   }
   bool color = ColorEnabled();

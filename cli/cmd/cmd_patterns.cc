@@ -24,6 +24,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "libagtcore/base/visible_text.h"
 #include "libagtcore/detect/closest_rule.h"
 #include "libagtcore/detect/kept_screen.h"
 #include "libagtcore/detect/pattern_analyzer.h"
@@ -104,13 +105,17 @@ std::string DetailText(const core::Signal& s) {
   return out;
 }
 
+// What a screen holds is the agent's (untrusted) text: everything printed
+// from it goes through V (core::VisibleText), so no escape reaches the terminal.
+std::string V(const std::string& s) { return core::VisibleText(s); }
+
 void PrintVerdict(const core::Signal& s) {
   std::printf("%s  %s  %s%s%s\n", std::string(core::StateName(s.state)).c_str(),
               std::string(core::ConfidenceName(s.confidence)).c_str(),
               s.rule_id.empty() ? "-" : s.rule_id.c_str(),
-              s.reason_code.empty() ? "" : ("  reason=" + s.reason_code).c_str(),
-              DetailText(s).c_str());
-  if (!s.evidence.empty()) std::printf("  evidence: %s\n", s.evidence.c_str());
+              s.reason_code.empty() ? "" : ("  reason=" + V(s.reason_code)).c_str(),
+              V(DetailText(s)).c_str());
+  if (!s.evidence.empty()) std::printf("  evidence: %s\n", V(s.evidence).c_str());
 }
 
 // One captured screen, analysed as the poller would (CAP): twice, the second
@@ -385,19 +390,19 @@ void PrintDoctorEntry(const std::shared_ptr<const detect::PatternLibrary>& lib,
     for (const auto& x : v.verified_on) list += (list.empty() ? "" : ", ") + x;
     version += " (not verified: the set is verified on " + (list.empty() ? "-" : list) + ")";
   }
-  std::printf("%s  %s  %s %s  %s %s  kept: %s\n", k.id.c_str(), core::FormatRfc3339(k.kept_at).c_str(),
-              k.agent_type.c_str(), version.c_str(), k.mode.c_str(),
-              k.pane_id.empty() ? "-" : k.pane_id.c_str(), k.reason.c_str());
+  std::printf("%s  %s  %s %s  %s %s  kept: %s\n", V(k.id).c_str(), core::FormatRfc3339(k.kept_at).c_str(),
+              V(k.agent_type).c_str(), V(version).c_str(), V(k.mode).c_str(),
+              k.pane_id.empty() ? "-" : V(k.pane_id).c_str(), V(k.reason).c_str());
   std::printf("  screen read: %s%s%s", std::string(core::StateName(k.state)).c_str(),
-              k.reason_code.empty() ? "" : (" (" + k.reason_code + ")").c_str(),
-              k.rule_id.empty() ? "" : (" " + k.rule_id).c_str());
+              k.reason_code.empty() ? "" : (" (" + V(k.reason_code) + ")").c_str(),
+              k.rule_id.empty() ? "" : (" " + V(k.rule_id)).c_str());
   if (k.hook_state)
     std::printf("   hooks said: %s %s", std::string(core::StateName(*k.hook_state)).c_str(),
-                k.hook_rule_id.c_str());
+                V(k.hook_rule_id).c_str());
   std::printf("\n");
   const detect::PatternSet* set = lib->ForAgent(k.agent_type);
   if (set == nullptr) {
-    std::printf("  no pattern set for %s\n\n", k.agent_type.c_str());
+    std::printf("  no pattern set for %s\n\n", V(k.agent_type).c_str());
     return;
   }
   detect::StreamSignals signals;
@@ -422,13 +427,13 @@ void PrintDoctorEntry(const std::shared_ptr<const detect::PatternLibrary>& lib,
     std::printf("  closest rule: %s -> %s, %d of %d parts held\n", closest->rule->id.c_str(),
                 std::string(core::StateName(closest->rule->state)).c_str(), closest->held,
                 closest->total);
-    for (const auto& f : closest->failed) std::printf("    %s\n", f.c_str());
+    for (const auto& f : closest->failed) std::printf("    %s\n", V(f).c_str());
   }
   std::printf("  the screen (bottom):\n");
   const auto& lines = k.screen.lines;
   size_t last = lines.size();
   while (last > 0 && lines[last - 1].empty()) --last;
-  for (size_t i = last > 8 ? last - 8 : 0; i < last; ++i) std::printf("    | %s\n", lines[i].c_str());
+  for (size_t i = last > 8 ? last - 8 : 0; i < last; ++i) std::printf("    | %s\n", V(lines[i]).c_str());
   std::printf("  make it a fixture: agtmux patterns test %s --expect STATE --save DIR\n\n", k.id.c_str());
 }
 

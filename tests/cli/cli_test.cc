@@ -202,5 +202,41 @@ TEST_F(CliTest, UnreachableDaemonIsAClearError) {
   EXPECT_EQ(r.err.find("agtmux daemon start"), std::string::npos) << r.err;
 }
 
+// Agent text is hostile (issue 25): a question, choices, evidence and a
+// rule detail holding an OSC 52 clipboard write, a clear-screen CSI, a CR
+// that would overdraw a row and a bidi override are printed by list, watch
+// and explain made visible, never as the bytes a terminal would obey.
+TEST_F(CliTest, AgentTextReachesTheTerminalVisibleNotRaw) {
+  ASSERT_EQ(Agtmux({"daemon", "start"}).status, 0);
+  Daemon view(env_);
+  const std::string osc52 = "\\u001b]52;c;cHduZWQ=\\u0007";
+  const std::string waiting = EventJson(
+      "01JF0000000000000000000002", "state_changed", "rt-ffffffffffffffff", "%9",
+      ",\"source_seq\":1,\"signal\":{\"state\":\"waiting_approval\",\"confidence\":\"high\",\"rule_id\":\"test.wait\","
+      "\"evidence\":\"idle\\r*  PTY  idle  high  FAKE\\b\\b\",\"detail\":{\"approval_type\":\"tool\",\"details\":"
+      "\"Write: /repo/" + osc52 + "notes.txt \\u001b[2J\\u202Etxt\",\"choices\":[\"Yes" + osc52 + "\",\"No\"]}}");
+  auto r = view.Call("POST", "/v1/events",
+                     "{\"events\":[" + Started("01JF0000000000000000000001", "rt-ffffffffffffffff", "%9") + "," +
+                         waiting + "]}");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 200) << r->body;
+  auto raw = [](const std::string& s) {
+    return s.find_first_of(std::string("\x1b\x07\r\b", 4)) != std::string::npos ||
+           s.find("\u202E") != std::string::npos;
+  };
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"list", "panes", "--needs-action"}, {"list", "panes"}, {"explain", "%9"},
+        {"watch", "--once"}, {"list", "windows"}, {"list", "sessions", "--agent-summary"}}) {
+    auto out = Agtmux(cmd);
+    EXPECT_EQ(out.status, 0) << cmd[0] << " " << cmd[1] << "\n" << out.err;
+    EXPECT_FALSE(raw(out.out)) << cmd[0] << " " << cmd[1] << " printed agent text raw:\n" << out.out;
+    EXPECT_FALSE(raw(out.err)) << out.err;
+  }
+  auto explain = Agtmux({"explain", "%9"});
+  EXPECT_NE(explain.out.find("^M*  PTY  idle  high  FAKE^H^H"), std::string::npos) << explain.out;
+  auto wide = Agtmux({"list", "panes"});
+  EXPECT_NE(wide.out.find("^[]52;c;cHduZWQ=^G"), std::string::npos) << "the detail is shown, visibly\n" << wide.out;
+}
+
 }  // namespace
 }  // namespace agt::test

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "aggregator/observe/collector_ssh.h"
+#include "aggregator/targets/known_hosts.h"
+#include "aggregator/targets/ssh_config.h"
+#include "aggregator/targets/ssh_target.h"
 #include "aggregator/targets/known_hosts.h"
 #include "aggregator/targets/ssh_config.h"
 

@@ -219,3 +219,33 @@ TEST(ParseClientsTest, LeavesControlClientsOut) {
 
 }  // namespace
 }  // namespace agt::agg
+
+namespace agt::agg {
+namespace {
+
+// Agent text is hostile (issue 25): a question holding an OSC 52 clipboard
+// write, a CR overdraw and a bidi override reaches neither the command's
+// environment nor the message (notify-send, display-message, the webhook
+// body) raw.
+TEST(NoticeTest, AgentTextLeavesThroughEveryChannelVisibleNotRaw) {
+  Notice n;
+  n.target = "host";
+  n.session = "work";
+  n.pane_id = "%7";
+  n.agent = "claude\x1b[31m";
+  n.state = core::State::kWaitingApproval;
+  n.detail.details = "Write: /repo/\x1b]52;c;cHduZWQ=\x07notes.txt\rFAKE\u202Etxt";
+  n.detail.choices = {"Yes\x1b[2J", "No"};
+  n.evidence = "\x9b";
+  auto raw = [](const std::string& s) {
+    return s.find_first_of(std::string("\x1b\x07\r\b", 4)) != std::string::npos ||
+           s.find("\u202E") != std::string::npos;
+  };
+  EXPECT_FALSE(raw(n.Title())) << n.Title();
+  EXPECT_FALSE(raw(n.Message())) << n.Message();
+  EXPECT_EQ(n.Message(), "Write: /repo/^[]52;c;cHduZWQ=^Gnotes.txt^MFAKE<U+202E>txt\nYes^[[2J / No");
+  for (const auto& [name, value] : n.Environment()) EXPECT_FALSE(raw(value)) << name << "=" << value;
+}
+
+}  // namespace
+}  // namespace agt::agg
