@@ -5,6 +5,7 @@
 #include "libagtcore/os/log.h"
 
 #include <spdlog/sinks/rotating_file_sink.h>
+#include <sys/stat.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
 #include <memory>
@@ -55,8 +56,11 @@ Status InitLogging(const LogOptions& options, const EnvFn& env) {
   try {
     if (!options.path.empty()) {
       if (Status st = EnsureDir(Dirname(options.path), 0700); !st.ok()) return st;
+      // 0600 whatever the umask, the rotated files too (the log quotes panes).
+      spdlog::file_event_handlers private_file;
+      private_file.after_open = [](const spdlog::filename_t&, std::FILE* f) { (void)::fchmod(::fileno(f), 0600); };
       sinks.push_back(std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
-          options.path, options.max_bytes, options.max_files));
+          options.path, options.max_bytes, options.max_files, false, private_file));
     }
     if (options.to_stderr)
       sinks.push_back(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());

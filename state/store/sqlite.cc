@@ -4,6 +4,10 @@
 // second, and re-preparing them would cost more than the writes.
 #include "state/store/sqlite.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <string>
 
 namespace agt::state::sql {
@@ -96,6 +100,16 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, Options options) {
   } else {
     flags |= SQLITE_OPEN_READWRITE;
     if (options.create) flags |= SQLITE_OPEN_CREATE;
+  }
+  // The store holds what agents asked and ran: 0600 whatever the umask.
+  // SQLite gives the -wal and -shm files the database file's mode, so the
+  // file is made (or narrowed) before SQLite opens it.
+  if (!options.read_only && path != ":memory:" && !path.empty()) {
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | (options.create ? O_CREAT : 0), 0600);
+    if (fd >= 0) {
+      (void)::fchmod(fd, 0600);
+      ::close(fd);
+    }
   }
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);

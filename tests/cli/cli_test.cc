@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <rapidjson/document.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -236,6 +237,27 @@ TEST_F(CliTest, AgentTextReachesTheTerminalVisibleNotRaw) {
   EXPECT_NE(explain.out.find("^M*  PTY  idle  high  FAKE^H^H"), std::string::npos) << explain.out;
   auto wide = Agtmux({"list", "panes"});
   EXPECT_NE(wide.out.find("^[]52;c;cHduZWQ=^G"), std::string::npos) << "the detail is shown, visibly\n" << wide.out;
+}
+
+// The files the daemon keeps hold what agents asked and ran: 0600 whatever
+// the umask it was started with (issue 25), the store's -wal and -shm and
+// the log included.
+TEST_F(CliTest, TheDaemonsFilesArePrivateWhateverTheUmask) {
+  const mode_t old = umask(022);
+  auto started = Agtmux({"daemon", "start"});
+  umask(old);
+  ASSERT_EQ(started.status, 0) << started.err;
+  Daemon view(env_);
+  auto r = view.Call("POST", "/v1/events",
+                     "{\"events\":[" + Started("01JF0000000000000000000001", "rt-ffffffffffffffff", "%9") + "]}");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->status, 200) << r->body;
+  const std::string dir = env_.root + "/state/agtmux/";
+  for (const char* name : {"agtmux.db", "agtmux.db-wal", "agtmux.db-shm", "agtmuxd.log"}) {
+    struct stat st {};
+    ASSERT_EQ(stat((dir + name).c_str(), &st), 0) << dir + name;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << name;
+  }
 }
 
 }  // namespace
