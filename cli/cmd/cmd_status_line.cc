@@ -93,7 +93,11 @@ int RunStatusLine(bool ascii, bool plain, bool tmux) {
   // In status-right tmux runs the command with $TMUX set and reads its
   // output through a pipe; a person at a shell inside tmux gets plain text.
   style.tmux = tmux || (!plain && tmux_env && *tmux_env && !::isatty(STDOUT_FILENO));
-  auto client = DaemonClient::Open({});
+  // tmux runs this every status-interval: it never starts the daemon, so a
+  // daemon the user stopped stays stopped (issue 24).
+  ClientOptions no_start;
+  no_start.autostart = false;
+  auto client = DaemonClient::Open(no_start);
   if (!client) {
     std::printf("agtmux: off\n");
     return ReportError(client.error());

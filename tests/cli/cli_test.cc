@@ -260,5 +260,20 @@ TEST_F(CliTest, TheDaemonsFilesArePrivateWhateverTheUmask) {
   }
 }
 
+// `#(agtmux status-line)` runs every few seconds in status-right: it must
+// never start the daemon, so `daemon stop` stays stopped (issue 24).
+TEST_F(CliTest, StatusLineNeverStartsTheDaemon) {
+  ASSERT_EQ(Agtmux({"daemon", "start"}).status, 0);
+  ASSERT_EQ(Agtmux({"daemon", "stop"}).status, 0);
+  for (int i = 0; i < 3; ++i) {
+    auto sl = Agtmux({"status-line", "--tmux"});
+    EXPECT_EQ(sl.out, "agtmux: off\n");
+    EXPECT_EQ(sl.status, 3) << sl.err;
+  }
+  auto st = Agtmux({"daemon", "status"});
+  EXPECT_EQ(st.status, 3) << "the daemon stayed stopped\n" << st.out;
+  EXPECT_NE(st.out.find("not running"), std::string::npos) << st.out;
+}
+
 }  // namespace
 }  // namespace agt::test
