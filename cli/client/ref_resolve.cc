@@ -109,7 +109,7 @@ core::Result<std::string> ResolveRefIn(const rapidjson::Value& items, std::strin
   found = PreferAgents(found);
   if (found.size() == 1) return found[0]->ref;
   if (found.size() > 1)
-    return core::MakeError(core::Err::kRefInvalid, "'" + std::string(typed) + "' matches " +
+    return core::MakeError(core::Err::kRefAmbiguous, "'" + std::string(typed) + "' matches " +
                                                        std::to_string(found.size()) + " panes; name one:" +
                                                        List(found, 8));
   std::vector<const Pane*> agents;
@@ -123,7 +123,11 @@ core::Result<std::string> ResolveRefIn(const rapidjson::Value& items, std::strin
 }
 
 core::Result<std::string> ResolveRef(std::string_view typed) {
-  if (auto parsed = core::ParseRef(typed); parsed.ok()) return std::string(typed);
+  auto parsed = core::ParseRef(typed);
+  if (parsed.ok()) return std::string(typed);
+  // A pane:/runtime: ref whose percent-encoding is broken is that error, not
+  // a name to look for among the panes.
+  if (parsed.error().code == core::Err::kRefInvalidEncoding) return parsed.error();
   auto client = DaemonClient::Open({});
   if (!client) return client.error();
   auto answer = client->CallJson("GET", "/v1/panes?all=1", "", {"items"});

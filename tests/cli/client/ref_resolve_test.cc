@@ -1,5 +1,6 @@
 // ResolveRefIn: the forms tmux users type, against a /v1/panes items array.
 #include "cli/client/ref_resolve.h"
+#include "cli/client/daemon_client.h"
 
 #include <gtest/gtest.h>
 
@@ -55,6 +56,10 @@ TEST_F(RefResolve, AmbiguousOrUnknownFormsAreRefusedWithTheCandidates) {
   EXPECT_NE(two.find("work:2.1 %4"), std::string::npos) << two;
   std::string work = Resolve("work");  // two sessions called work, on two targets
   EXPECT_EQ(work.rfind("ERR", 0), 0u) << work;
+  // The codes docs/actions.md promises: ambiguous is not invalid.
+  EXPECT_EQ(ResolveRefIn(items_, "%4").error().code, core::Err::kRefAmbiguous);
+  EXPECT_EQ(ResolveRefIn(items_, "work").error().code, core::Err::kRefAmbiguous);
+  EXPECT_EQ(ResolveRefIn(items_, "%99").error().code, core::Err::kRefInvalid);
   std::string none = Resolve("%99");
   EXPECT_EQ(none.rfind("ERR no pane matches '%99'", 0), 0u) << none;
   EXPECT_NE(none.find("docs:0.0 %8 (codex, running)"), std::string::npos) << none;
@@ -63,4 +68,13 @@ TEST_F(RefResolve, AmbiguousOrUnknownFormsAreRefusedWithTheCandidates) {
 }
 
 }  // namespace
+// A canonical ref with a broken percent-encoding is E_REF_INVALID_ENCODING,
+// answered before any daemon is asked (docs/actions.md).
+TEST(RefResolveEncoding, ABrokenPercentEncodingIsThatError) {
+  DisableAutostart();
+  auto r = ResolveRef("pane:host/%zz/@1/%1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, core::Err::kRefInvalidEncoding) << r.error().message;
+}
+
 }  // namespace agt::cli
