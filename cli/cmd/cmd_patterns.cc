@@ -237,10 +237,16 @@ core::Result<Fixture> LoadFixture(const std::string& dir) {
 // `patterns test SCREEN.txt` reads), and what it should read.
 core::Status SaveFixture(const std::string& dir, const detect::KeptScreen& k,
                          const core::Signal& reads, core::State expect) {
-  if (auto st = core::EnsureDir(dir, 0755); !st.ok()) return st;
+  // Redacted again as a screen (a file kept by an older agtmux was redacted
+  // row by row) and private: the user decides what to send (issue 25).
+  auto redactor = core::Redactor::LoadBuiltin();
+  if (!redactor) return redactor.error();
+  detect::Screen shown = k.screen;
+  detect::RedactScreen(&shown, *redactor);
+  if (auto st = core::EnsureDir(dir, 0700); !st.ok()) return st;
   std::string screen;
-  for (const auto& l : k.screen.lines) screen += l + "\n";
-  if (auto st = core::WriteFileAtomic(dir + "/screen.txt", screen, 0644); !st.ok()) return st;
+  for (const auto& l : shown.lines) screen += l + "\n";
+  if (auto st = core::WriteFileAtomic(dir + "/screen.txt", screen, 0600); !st.ok()) return st;
   rapidjson::StringBuffer buf;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
   auto kv = [&](const char* key, std::string_view v) {
@@ -267,7 +273,7 @@ core::Status SaveFixture(const std::string& dir, const detect::KeptScreen& k,
   kv("note", "screen.txt is redacted; agtmux patterns test <this directory> checks it");
   w.EndObject();
   return core::WriteFileAtomic(dir + "/fixture.json", std::string(buf.GetString(), buf.GetSize()) + "\n",
-                               0644);
+                               0600);
 }
 
 // Compares a verdict with --expect (or the fixture's expected state).

@@ -175,9 +175,79 @@ core::Result<KeptScreen> DecodeKeptScreen(std::string_view json) {
   return s;
 }
 
+namespace {
+
+size_t CodePoints(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+/// A row of a PEM block's body: base64, its header lines (Proc-Type,
+/// DEK-Info), its END line; what a terminal pads it with (spaces, a box).
+bool LooksLikeKeyBody(std::string_view row) {
+  if (row.find("-----END ") != std::string_view::npos) return true;
+  size_t n = 0;
+  for (char c : row) {
+    const bool body = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+                      c == '/' || c == '=' || c == ':' || c == ',' || c == '.' || c == '-' || c == ' ';
+    if (!body) return false;
+    n += c != ' ' ? 1 : 0;
+  }
+  return n >= 8;
+}
+
+}  // namespace
+
+void RedactScreen(Screen* screen, const core::Redactor& redactor) {
+  auto& lines = screen->lines;
+  // 1. A private key block over several rows (PEM): the rows from its BEGIN
+  // line to its END line (or, cut off by the screen's edge, as far as the
+  // rows look like its body) are replaced, whatever they hold; row by row
+  // only the BEGIN line would be recognised.
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const size_t begin = lines[i].find("-----BEGIN ");
+    if (begin == std::string::npos || lines[i].find("PRIVATE KEY", begin) == std::string::npos) continue;
+    size_t end = i;
+    bool closed = lines[i].find("-----END ", begin) != std::string::npos;
+    while (!closed && end + 1 < lines.size() && LooksLikeKeyBody(lines[end + 1])) {
+      ++end;
+      closed = lines[end].find("-----END ") != std::string::npos;
+    }
+    std::string after_end;
+    if (const size_t at = lines[end].find("-----END "); at != std::string::npos) {
+      const size_t stop = lines[end].find("-----", at + 9);
+      after_end = stop == std::string::npos ? "" : lines[end].substr(stop + 5);
+    }
+    lines[i] = lines[i].substr(0, begin) + "[REDACTED:private_key]" + (end == i ? after_end : "");
+    for (size_t k = i + 1; k <= end; ++k) lines[k] = k == end ? after_end : "";
+    i = end;
+  }
+  // 2. Soft-wrapped runs: a row that fills every column continues on the next.
+  const size_t cols = screen->cols > 0 ? size_t(screen->cols) : 0;
+  for (size_t i = 0; i < lines.size();) {
+    size_t end = i + 1;
+    while (cols > 0 && end < lines.size() && CodePoints(lines[end - 1]) >= cols) ++end;
+    std::string joined, apart;
+    for (size_t k = i; k < end; ++k) joined += lines[k], apart += redactor.Redact(lines[k]);
+    // Only when the rows together hide more than each row alone: then the
+    // run's first row carries the whole redacted run and the rows it
+    // continued on are emptied (the count stays; nothing shifts into a row
+    // the secret did not reach).
+    if (end - i > 1) {
+      if (std::string red = redactor.Redact(joined); red != apart)
+        for (size_t k = i; k < end; ++k) lines[k] = k == i ? std::move(red) : std::string();
+    }
+    i = end;
+  }
+  // 3. Each row on its own (what the rows' neighbours hid).
+  for (auto& l : lines) l = redactor.Redact(l);
+}
+
 core::Result<std::string> KeepScreen(const std::string& dir, KeptScreen s,
                                      const core::Redactor& redactor, const KeepLimits& limits) {
-  for (auto& l : s.screen.lines) l = CutUtf8(redactor.Redact(l), kMaxLine);
+  RedactScreen(&s.screen, redactor);
+  for (auto& l : s.screen.lines) l = CutUtf8(l, kMaxLine);
   s.title = CutUtf8(redactor.Redact(s.title), kMaxLine);
   if (s.id.empty()) s.id = core::NewUlid(s.kept_at);
   std::string json = EncodeKeptScreen(s);

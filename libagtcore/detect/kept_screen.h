@@ -55,7 +55,15 @@ struct KeepLimits {
   bool sync = true;             // fsync before the rename
 };
 
-/// Redacts `s` (every row, the title) and writes it to `dir` (made 0700),
+/// Redacts a screen as a screen, not row by row (issue 25): a private key
+/// block over several rows is replaced from its BEGIN row to its END row (or
+/// as far as its body goes), a secret that wraps across rows (a row filled
+/// to the last column continues on the next) is found on the rows joined and
+/// written back over the same rows, then each row is redacted on its own.
+/// The row count never changes: a pattern set reads rows by position.
+void RedactScreen(Screen* screen, const core::Redactor& redactor);
+
+/// Redacts `s` (RedactScreen, the title) and writes it to `dir` (made 0700),
 /// then removes the oldest files beyond the limit. Returns the file's path.
 /// Nothing is written without a redactor.
 core::Result<std::string> KeepScreen(const std::string& dir, KeptScreen s,

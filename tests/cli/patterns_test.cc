@@ -220,6 +220,11 @@ TEST_F(PatternsTest, AnUnreadableWrappedScreenIsKeptListedAndMadeAFixture) {
   ASSERT_TRUE(fs::exists(fixture + "/screen.txt"));
   ASSERT_TRUE(fs::exists(fixture + "/fixture.json"));
   EXPECT_NE(ReadAll(fixture + "/screen.txt").find("⟡⟡ a footer"), std::string::npos);
+  // Private until the user sends it (issue 25): 0600 files in a 0700 directory.
+  for (const char* name : {"/screen.txt", "/fixture.json"})
+    EXPECT_EQ(fs::status(fixture + name).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write)
+        << name;
+  EXPECT_EQ(fs::status(fixture).permissions() & fs::perms::all, fs::perms::owner_all);
   rapidjson::Document f;
   f.Parse(ReadAll(fixture + "/fixture.json").c_str());
   ASSERT_TRUE(f.IsObject());

@@ -142,6 +142,11 @@ inline const std::vector<SecretSample>& SecretSamples() {
         {"password_assignment", "Server=db;Database=app;User Id=sa;Password=Kq7Rw2Zp9Lm4;", "Kq7Rw2Zp9Lm4"},
         {"secret_flag", "mysql --password RT2FGcCjKxjd app", "RT2FGcCjKxjd"},
         {"secret_flag", "tool --api-key 'Vb8nQ2xL5kR9' run", "'Vb8nQ2xL5kR9'"},
+        {"mysql_password_flag", "mysql -u root -pHUNTER2MYSQLPASS appdb", "HUNTER2MYSQLPASS"},
+        {"mysql_password_flag", "$ mysqldump -h db.local -u admin -pQw3rty9Zx7 shop > shop.sql", "Qw3rty9Zx7"},
+        {"curl_user_password", "curl -s -u admin:CURLBASICPASSWORD99 https://api.example.com/x", "CURLBASICPASSWORD99"},
+        {"curl_user_password", "curl --user=ci:Zp4Lm8Qr2Wx6 -X POST https://ci.local", "Zp4Lm8Qr2Wx6"},
+        {"sshpass_password", "sshpass -p SSHPASSSECRET77 ssh deploy@10.0.0.5", "SSHPASSSECRET77"},
     };
   }();
   return samples;

@@ -264,5 +264,45 @@ TEST(Verified, AgainstTheSetsList) {
   EXPECT_TRUE(v.set_name.empty());
 }
 
+// Secrets that span rows (issue 25): a PEM key's body and END line, a key
+// that wrapped at the last column, and the password flags of mysql, curl
+// and sshpass never reach the kept file in clear; the row count stays.
+TEST_F(KeptScreenTest, SecretsThatSpanRowsAreRedactedInTheFile) {
+  KeptScreen k = Sample(kT);
+  k.screen.cols = 80;
+  // An OpenAI key the terminal wrapped at the last column: its head (no
+  // digit, so no key on its own) fills the row, its tail starts the next.
+  std::string key_head = "sk-proj-";
+  for (int i = 0; key_head.size() < 66; ++i) key_head += char((i % 2 ? 'a' : 'A') + i % 26);
+  const std::string key_tail = "UvWxYz0123456789Zq";
+  k.screen.lines = {"$ cat id_ed25519",
+                    "-----BEGIN OPENSSH PRIVATE KEY-----",
+                    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+                    "QyNTUxOQAAACDh0yAgZmFrZWtleWJvZHlmb3J0ZXN0c29ubHkxMjM0NTY3ODkwAAAA",
+                    "-----END OPENSSH PRIVATE KEY-----",
+                    "export OPENAI=" + key_head,
+                    key_tail,
+                    "$ mysql -u root -pHUNTER2MYSQLPASS app",
+                    "$ curl -u admin:CURLBASICPASSWORD99 https://x",
+                    "$ sshpass -p SSHPASSSECRET77 ssh deploy@vm",
+                    "❯ "};
+  ASSERT_EQ(k.screen.lines[5].size(), 80u);
+  const size_t rows = k.screen.lines.size();
+  auto path = KeepScreen(root_, k, *redactor_);
+  ASSERT_TRUE(path.ok()) << path.error().ToString();
+  auto text = core::ReadWholeFile(*path);
+  ASSERT_TRUE(text.ok());
+  for (const char* secret : {"b3BlbnNzaC1rZXktdjE", "QyNTUxOQAAACDh0yAg", "END OPENSSH PRIVATE KEY", "UvWxYz0123456789Zq",
+                             "HUNTER2MYSQLPASS", "CURLBASICPASSWORD99", "SSHPASSSECRET77"})
+    EXPECT_EQ(text->find(secret), std::string::npos) << secret << " in clear:\n" << *text;
+  EXPECT_EQ(text->find(key_head.substr(0, 20)), std::string::npos) << "the key's head before the wrap";
+  auto back = DecodeKeptScreen(*text);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->screen.lines.size(), rows) << "a pattern set reads rows by position";
+  EXPECT_EQ(back->screen.lines[0], "$ cat id_ed25519");
+  EXPECT_EQ(back->screen.lines.back(), "❯ ");
+  EXPECT_NE(text->find("mysql -u root -p[REDACTED:mysql_password_flag] app"), std::string::npos) << *text;
+}
+
 }  // namespace
 }  // namespace agt::detect
