@@ -611,13 +611,14 @@ TEST_F(ByteScreenTest, APaneTmuxPausedForUsIsContinuedAndSeededAgain) {
   const std::string d = dir.path() + "/flood";
   std::filesystem::create_directories(d + "/bin");
   ASSERT_GT(testing::PrepareReplay(fx, d, "claude"), approval);
-  // An agent that floods its pane for 4 s once told to, then shows a dialog.
+  // An agent that floods its pane for 14 s once told to (long enough for six
+  // stalls of the loop below), then shows a dialog.
   const std::string script = d + "/bin/claude";
   {
     std::ofstream f(script);
     f << "#!/bin/sh\n"
       << "while [ ! -e '" << d << "/go' ]; do sleep 0.05; done\n"
-      << "end=$(( $(date +%s) + 8 ))\n"
+      << "end=$(( $(date +%s) + 14 ))\n"
       << "while [ $(date +%s) -lt $end ]; do i=0; while [ $i -lt 200 ]; do\n"
       << "  echo \"flooding line $i of output that nobody reads in time\"; i=$((i+1)); done; done\n"
       << "printf '\\033[H\\033[2J'; cat '" << d << "/screen" << approval << ".ans'\n"
@@ -636,13 +637,14 @@ TEST_F(ByteScreenTest, APaneTmuxPausedForUsIsContinuedAndSeededAgain) {
   // The daemon stalls (its loop does not run) while the pane floods: tmux
   // holds the output for us, and pauses the pane once what it holds is a
   // second old (it looks when it has more of the pane's output to queue,
-  // so on a loaded machine it may take another stall).
-  for (int stall = 0; stall < 3 && collector->pauses() == 0; ++stall) {
+  // so on a loaded machine it may take more stalls: CI builds the sanitizer
+  // tree beside these tests, and three stalls were once not enough).
+  for (int stall = 0; stall < 6 && collector->pauses() == 0; ++stall) {
     usleep(2000 * 1000);
     loop.RunFor(500);
   }
   ASSERT_GT(collector->pauses(), 0) << "tmux never paused the pane";
-  ASSERT_TRUE(loop.RunUntil([&] { return Reported(pane, core::State::kWaitingApproval); }, 15000))
+  ASSERT_TRUE(loop.RunUntil([&] { return Reported(pane, core::State::kWaitingApproval); }, 25000))
       << "the pane was not followed after the pause";
   EXPECT_GT(collector->poller().captures(), seeds) << "no seed after the pause";
   // The state may come from a capture first; the byte feed follows once the
