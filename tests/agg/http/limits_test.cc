@@ -33,7 +33,13 @@ std::pair<long, std::string> Trickle(RawConn& c, const std::string& s, int every
   auto t0 = Clock::now();
   size_t i = 0;
   while (Clock::now() - t0 < std::chrono::milliseconds(max_ms)) {
-    if (i < s.size() && !c.Send(s.substr(i++, 1))) break;
+    if (i < s.size() && !c.Send(s.substr(i++, 1))) {
+      // The daemon closed first and the send saw it (EPIPE): read what it
+      // answered up to its EOF (a sanitized daemon under load sends it late).
+      const long at = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+      c.ReadUntil("\x01never", 2000);
+      return {std::min<long>(at, max_ms), c.buffer()};
+    }
     c.ReadUntil("\x01never", every_ms);
     if (c.eof()) break;
   }
