@@ -9,13 +9,7 @@ namespace agt::agg {
 
 core::Result<ExecResult> LocalExecutor::Run(const std::vector<std::string>& argv,
                                             const ExecOptions& options) {
-  core::RunOptions o;
-  o.timeout = options.timeout;
-  o.stdin_data = options.stdin_data;
-  o.max_output = options.max_output;
-  auto r = core::RunArgv(argv, o);
-  if (!r) return r.error();
-  return ExecResult{r->exit_code, std::move(r->out), std::move(r->err)};
+  return core::RunArgv(argv, options);
 }
 
 }  // namespace agt::agg

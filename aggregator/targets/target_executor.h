@@ -10,23 +10,17 @@
 #include <vector>
 
 #include "libagtcore/base/result.h"
+#include "libagtcore/os/run_argv.h"
 #include "libagtcore/vocabulary.h"
 
 namespace agt::agg {
 
 /// What a finished command gave back.
-struct ExecResult {
-  int exit_code = 0;     // exit status, or 128+signal
-  std::string out;       // stdout
-  std::string err;       // stderr
-  bool operator==(const ExecResult&) const = default;
-};
-
-struct ExecOptions {
-  core::TimeNs timeout = 5 * core::kNsPerSec;  // docs/spec.md §9: command timeout 5 s
-  std::string stdin_data;                      // written to the command's stdin
-  size_t max_output = 16 << 20;                // bytes kept per stream
-};
+// A command's result and options are RunArgv's (libagtcore/os/run_argv.h):
+// exit code (128+signal), stdout, stderr; a 5 s timeout (docs/spec.md §9),
+// stdin bytes, 16 MiB kept per stream.
+using ExecResult = core::RunResult;
+using ExecOptions = core::RunOptions;
 
 class TargetExecutor {
  public:

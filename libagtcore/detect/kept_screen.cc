@@ -228,13 +228,13 @@ void RedactScreen(Screen* screen, const core::Redactor& redactor) {
   for (size_t i = 0; i < lines.size();) {
     size_t end = i + 1;
     while (cols > 0 && end < lines.size() && CodePoints(lines[end - 1]) >= cols) ++end;
-    std::string joined, apart;
-    for (size_t k = i; k < end; ++k) joined += lines[k], apart += redactor.Redact(lines[k]);
-    // Only when the rows together hide more than each row alone: then the
-    // run's first row carries the whole redacted run and the rows it
-    // continued on are emptied (the count stays; nothing shifts into a row
-    // the secret did not reach).
+    // A single row is left to step 3. For a run: only when the rows together
+    // hide more than each row alone does the run's first row carry the whole
+    // redacted run, the rows it continued on emptied (the count stays;
+    // nothing shifts into a row the secret did not reach).
     if (end - i > 1) {
+      std::string joined, apart;
+      for (size_t k = i; k < end; ++k) joined += lines[k], apart += redactor.Redact(lines[k]);
       if (std::string red = redactor.Redact(joined); red != apart)
         for (size_t k = i; k < end; ++k) lines[k] = k == i ? std::move(red) : std::string();
     }

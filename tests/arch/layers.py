@@ -31,32 +31,26 @@ def strip_comments(text):
     return "\n".join(line.split("#", 1)[0] for line in text.splitlines())
 
 
-def bracket_list(text, start):
-    """The text of the [...] list that opens at or after `start`."""
-    i = text.index("[", start)
+def balanced(text, start, open_ch, close_ch):
+    """The text inside the first open_ch..close_ch pair at or after `start`."""
+    i = text.index(open_ch, start)
     depth = 0
     for j in range(i, len(text)):
-        if text[j] == "[":
+        if text[j] == open_ch:
             depth += 1
-        elif text[j] == "]":
+        elif text[j] == close_ch:
             depth -= 1
             if depth == 0:
                 return text[i + 1:j]
-    raise ValueError("unbalanced [")
+    raise ValueError("unbalanced " + open_ch)
+
+
+def bracket_list(text, start):
+    return balanced(text, start, "[", "]")
 
 
 def call_args(text, start):
-    """The text inside the (...) of a call whose '(' is at or after `start`."""
-    i = text.index("(", start)
-    depth = 0
-    for j in range(i, len(text)):
-        if text[j] == "(":
-            depth += 1
-        elif text[j] == ")":
-            depth -= 1
-            if depth == 0:
-                return text[i + 1:j]
-    raise ValueError("unbalanced (")
+    return balanced(text, start, "(", ")")
 
 
 def read_build(root):
